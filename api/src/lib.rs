@@ -1,0 +1,47 @@
+//! CityHub's HTTP API: login, admin voucher creation, the seckill endpoint and
+//! order reads. Handlers are thin: they parse and validate input, call the
+//! rules in `cityhub_core`, and map the outcome to JSON.
+#![forbid(unsafe_code)]
+
+pub mod error;
+pub mod extract;
+pub mod routes;
+pub mod state;
+
+use std::future::Future;
+
+use axum::http::{HeaderName, Request};
+use axum::Router;
+use tokio::net::TcpListener;
+use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
+use tower_http::trace::TraceLayer;
+
+pub use error::ApiError;
+pub use state::AppState;
+
+/// The header that carries a request's id, in and out.
+pub const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+
+/// The whole router with its middleware.
+pub fn router(state: AppState) -> Router {
+    routes::router()
+        .fallback(error::not_found)
+        .method_not_allowed_fallback(error::method_not_allowed)
+        .with_state(state)
+        .layer(
+            tower::ServiceBuilder::new()
+                .layer(SetRequestIdLayer::new(REQUEST_ID, MakeRequestUuid))
+                .layer(TraceLayer::new_for_http().make_span_with(|req: &Request<_>| {
+                    let id = req.headers().get(REQUEST_ID).and_then(|v| v.to_str().ok()).unwrap_or("-");
+                    tracing::info_span!("http", method = %req.method(), path = %req.uri().path(), request_id = %id)
+                }))
+                .layer(PropagateRequestIdLayer::new(REQUEST_ID)),
+        )
+}
+
+/// Serves `state` on `listener` until `shutdown` resolves, then drains
+/// in-flight requests.
+pub async fn run(listener: TcpListener, state: AppState, shutdown: impl Future<Output = ()> + Send + 'static) -> std::io::Result<()> {
+    tracing::info!(addr = %listener.local_addr()?, "cityhub-api listening");
+    axum::serve(listener, router(state)).with_graceful_shutdown(shutdown).await
+}

@@ -1,0 +1,137 @@
+//! `POST /admin/vouchers` (create a seckill voucher) and
+//! `POST /vouchers/{id}/seckill` (try to win one).
+
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::routing::post;
+use axum::{Json, Router};
+use chrono::{DateTime, Utc};
+use cityhub_core::vouchers::{NewSeckillVoucher, SeckillVoucher};
+use serde::{Deserialize, Serialize};
+use validator::{Validate, ValidationError};
+
+use crate::error::ApiError;
+use crate::extract::{Admin, CurrentUser, PathId, ValidJson};
+use crate::state::AppState;
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/admin/vouchers", post(create))
+        .route("/vouchers/{id}/seckill", post(seckill))
+}
+
+/// Money is in cents; times are RFC 3339.
+#[derive(Debug, Deserialize, Validate)]
+#[serde(deny_unknown_fields)]
+#[validate(schema(function = "consistent"))]
+pub struct CreateSeckillVoucher {
+    #[validate(range(min = 1, max = 9_007_199_254_740_991_u64))]
+    pub shop_id: u64,
+    #[validate(length(min = 1, max = 255))]
+    pub title: String,
+    #[serde(default)]
+    #[validate(length(max = 255))]
+    pub sub_title: String,
+    #[serde(default)]
+    #[validate(length(max = 1024))]
+    pub rules: String,
+    #[validate(range(min = 1, max = 1_000_000_000_u64))]
+    pub pay_value: u64,
+    #[validate(range(min = 1, max = 1_000_000_000_u64))]
+    pub actual_value: u64,
+    #[validate(range(min = 1, max = 10_000_000_u32))]
+    pub stock: u32,
+    pub begin_time: DateTime<Utc>,
+    pub end_time: DateTime<Utc>,
+}
+
+fn consistent(v: &CreateSeckillVoucher) -> Result<(), ValidationError> {
+    if v.end_time <= v.begin_time {
+        return Err(ValidationError::new("window").with_message("end_time must be after begin_time".into()));
+    }
+    if v.end_time <= Utc::now() {
+        return Err(ValidationError::new("window").with_message("end_time must be in the future".into()));
+    }
+    if v.pay_value > v.actual_value {
+        return Err(ValidationError::new("value").with_message("pay_value must not exceed actual_value".into()));
+    }
+    Ok(())
+}
+
+#[derive(Debug, Serialize)]
+pub struct VoucherResponse {
+    pub id: String,
+    pub shop_id: String,
+    pub title: String,
+    pub sub_title: String,
+    pub rules: String,
+    pub pay_value: u64,
+    pub actual_value: u64,
+    pub stock: u32,
+    pub begin_time: DateTime<Utc>,
+    pub end_time: DateTime<Utc>,
+}
+
+impl From<SeckillVoucher> for VoucherResponse {
+    fn from(v: SeckillVoucher) -> Self {
+        Self {
+            id: v.id.to_string(),
+            shop_id: v.shop_id.to_string(),
+            title: v.title,
+            sub_title: v.sub_title,
+            rules: v.rules,
+            pay_value: v.pay_value,
+            actual_value: v.actual_value,
+            stock: v.stock,
+            begin_time: v.begin_time,
+            end_time: v.end_time,
+        }
+    }
+}
+
+#[tracing::instrument(skip_all, err)]
+async fn create(
+    _: Admin,
+    State(state): State<AppState>,
+    ValidJson(req): ValidJson<CreateSeckillVoucher>,
+) -> Result<(StatusCode, Json<VoucherResponse>), ApiError> {
+    let created = state
+        .vouchers
+        .create_seckill(NewSeckillVoucher {
+            shop_id: req.shop_id,
+            title: req.title,
+            sub_title: req.sub_title,
+            rules: req.rules,
+            pay_value: req.pay_value,
+            actual_value: req.actual_value,
+            stock: req.stock,
+            begin_time: req.begin_time,
+            end_time: req.end_time,
+        })
+        .await?;
+    tracing::info!(voucher_id = created.id, stock = created.stock, "seckill voucher created");
+    Ok((StatusCode::CREATED, Json(created.into())))
+}
+
+#[derive(Debug, Serialize)]
+pub struct SeckillAccepted {
+    /// A 64-bit id, as a string so JavaScript clients keep every digit.
+    pub order_id: String,
+    /// Always `queued`: the order is stored asynchronously.
+    pub status: &'static str,
+}
+
+#[tracing::instrument(skip_all, fields(voucher_id = id, user_id = user.user_id))]
+async fn seckill(
+    CurrentUser(user): CurrentUser,
+    PathId(id): PathId,
+    State(state): State<AppState>,
+    headers: HeaderMap,
+) -> Result<(StatusCode, Json<SeckillAccepted>), ApiError> {
+    let request_id = headers.get(crate::REQUEST_ID).and_then(|v| v.to_str().ok()).map(str::to_owned);
+    let outcome = state.seckill.attempt(user.user_id, id, request_id).await;
+    let label = outcome.as_ref().map_or_else(|e| e.outcome(), |_| "accepted");
+    metrics::counter!("cityhub_seckill_requests_total", "outcome" => label).increment(1);
+    let accepted = outcome?;
+    Ok((StatusCode::ACCEPTED, Json(SeckillAccepted { order_id: accepted.order_id.to_string(), status: "queued" })))
+}

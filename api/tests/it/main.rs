@@ -1,0 +1,11 @@
+//! Integration tests of the API and the order worker against the real
+//! MariaDB, Redis and RocketMQ. One binary; each test has its own database,
+//! key prefix and topic (see `cityhub_core::testkit`).
+
+mod app;
+
+mod auth;
+mod orders;
+mod seckill;
+mod vouchers;
+mod worker;

@@ -1,0 +1,178 @@
+//! Phone-code login and bearer-token sessions.
+//!
+//! A login code lives in Redis for `code_ttl_secs` and is consumed by the
+//! first login attempt, right or wrong, so codes cannot be guessed one try at
+//! a time. A session is JSON in Redis under its token; its TTL is renewed on
+//! every use (sliding expiry). Users are created on first login.
+
+use std::time::Duration;
+
+use rand::Rng;
+use redis::AsyncCommands;
+use serde::{Deserialize, Serialize};
+use sqlx::MySqlPool;
+
+use crate::config::AuthSettings;
+use crate::kv::Kv;
+
+/// A user's role; admin routes require [`Role::Admin`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, sqlx::Type)]
+#[serde(rename_all = "lowercase")]
+#[sqlx(rename_all = "lowercase")]
+pub enum Role {
+    Shopper,
+    Admin,
+}
+
+/// Who is calling, as stored behind a bearer token.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Session {
+    pub user_id: u64,
+    pub role: Role,
+}
+
+/// A phone number: an optional `+` and 6 to 15 digits.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Phone(String);
+
+impl Phone {
+    pub fn parse(raw: &str) -> Option<Self> {
+        let digits = raw.strip_prefix('+').unwrap_or(raw);
+        let ok = (6..=15).contains(&digits.len()) && digits.bytes().all(|b| b.is_ascii_digit());
+        ok.then(|| Self(raw.to_owned()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// A six-digit login code.
+pub fn is_login_code(raw: &str) -> bool {
+    raw.len() == 6 && raw.bytes().all(|b| b.is_ascii_digit())
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum AuthError {
+    #[error("the code is wrong or expired")]
+    InvalidCode,
+    #[error(transparent)]
+    Db(#[from] sqlx::Error),
+    #[error(transparent)]
+    Redis(#[from] redis::RedisError),
+    #[error("corrupt session record")]
+    CorruptSession(#[from] serde_json::Error),
+}
+
+/// A freshly issued token.
+#[derive(Debug, Clone)]
+pub struct Issued {
+    pub token: String,
+    pub session: Session,
+    pub expires_in: Duration,
+}
+
+#[derive(Clone)]
+pub struct Auth {
+    db: MySqlPool,
+    kv: Kv,
+    token_ttl: Duration,
+    code_ttl: Duration,
+}
+
+impl Auth {
+    pub fn new(db: MySqlPool, kv: Kv, settings: &AuthSettings) -> Self {
+        Self {
+            db,
+            kv,
+            token_ttl: Duration::from_secs(settings.token_ttl_secs),
+            code_ttl: Duration::from_secs(settings.code_ttl_secs),
+        }
+    }
+
+    pub fn code_ttl(&self) -> Duration {
+        self.code_ttl
+    }
+
+    /// Creates and stores a login code for `phone`. Delivery is the caller's
+    /// business (development logs it; there is no SMS gateway).
+    pub async fn send_code(&self, phone: &Phone) -> Result<String, AuthError> {
+        let code = format!("{:06}", rand::rng().random_range(0..1_000_000));
+        let _: () = self
+            .kv
+            .conn()
+            .set_ex(self.kv.keys.login_code(phone.as_str()), &code, self.code_ttl.as_secs())
+            .await?;
+        Ok(code)
+    }
+
+    /// Consumes the code and, if it matched, logs the user in (creating them
+    /// on first login).
+    pub async fn login(&self, phone: &Phone, code: &str) -> Result<Issued, AuthError> {
+        let stored: Option<String> = self.kv.conn().get_del(self.kv.keys.login_code(phone.as_str())).await?;
+        if stored.as_deref() != Some(code) {
+            return Err(AuthError::InvalidCode);
+        }
+        let session = self.register(phone).await?;
+        self.issue(session).await
+    }
+
+    /// Finds or creates the user with this phone.
+    pub async fn register(&self, phone: &Phone) -> Result<Session, AuthError> {
+        sqlx::query("INSERT IGNORE INTO users (phone, nick_name) VALUES (?, ?)")
+            .bind(phone.as_str())
+            .bind(format!("user_{}", &phone.as_str()[phone.as_str().len().saturating_sub(4)..]))
+            .execute(&self.db)
+            .await?;
+        let (user_id, role): (u64, Role) = sqlx::query_as("SELECT id, role FROM users WHERE phone = ?")
+            .bind(phone.as_str())
+            .fetch_one(&self.db)
+            .await?;
+        Ok(Session { user_id, role })
+    }
+
+    /// Issues a new bearer token for `session`.
+    pub async fn issue(&self, session: Session) -> Result<Issued, AuthError> {
+        let token = hex::encode(rand::random::<[u8; 24]>());
+        let _: () = self
+            .kv
+            .conn()
+            .set_ex(self.kv.keys.session(&token), serde_json::to_string(&session)?, self.token_ttl.as_secs())
+            .await?;
+        Ok(Issued { token, session, expires_in: self.token_ttl })
+    }
+
+    /// The session behind `token`, renewing its TTL; `None` if unknown or expired.
+    pub async fn authenticate(&self, token: &str) -> Result<Option<Session>, AuthError> {
+        if token.is_empty() || token.len() > 128 {
+            return Ok(None);
+        }
+        let raw: Option<String> = self
+            .kv
+            .conn()
+            .get_ex(self.kv.keys.session(token), redis::Expiry::EX(self.token_ttl.as_secs()))
+            .await?;
+        raw.map(|r| serde_json::from_str(&r)).transpose().map_err(Into::into)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn phones_are_digits_with_an_optional_plus() {
+        assert!(Phone::parse("13800138000").is_some());
+        assert!(Phone::parse("+4915112345678").is_some());
+        for bad in ["", "12345", "1380013800a", "+", "1234567890123456", "138 0013 8000"] {
+            assert!(Phone::parse(bad).is_none(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn login_codes_are_six_digits() {
+        assert!(is_login_code("012345"));
+        assert!(!is_login_code("12345"));
+        assert!(!is_login_code("12345x"));
+    }
+}

@@ -1,0 +1,295 @@
+//! Typed settings, layered: built-in defaults, then an optional TOML file
+//! (`CITYHUB_CONFIG`, else `config/cityhub.toml` if present), then environment
+//! variables `CITYHUB__<SECTION>__<KEY>` (e.g. `CITYHUB__DATABASE__URL`).
+//!
+//! Every field has a documented default so a bare `cityhub-api` runs against
+//! the local stack. [`Settings::validate`] runs at start-up; secrets never
+//! appear in `Debug` output.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// The whole configuration of both binaries.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Settings {
+    pub http: HttpSettings,
+    pub database: DatabaseSettings,
+    pub redis: RedisSettings,
+    pub mq: MqSettings,
+    pub auth: AuthSettings,
+    pub ids: IdSettings,
+    pub orders: OrderSettings,
+    pub worker: WorkerSettings,
+    pub log: LogSettings,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default)]
+pub struct HttpSettings {
+    /// Address the API listens on. Default `127.0.0.1:8080`.
+    pub addr: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default)]
+pub struct DatabaseSettings {
+    /// MySQL/MariaDB URL. Default `mysql://root@127.0.0.1:3306/cityhub`.
+    pub url: Secret,
+    /// Pool size. Default 16.
+    pub max_connections: u32,
+    /// Create the database if missing and apply migrations at start-up
+    /// (the API does this; the worker waits for it). Default true.
+    pub migrate: bool,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RedisSettings {
+    /// Default `redis://127.0.0.1:6379`.
+    pub url: Secret,
+    /// Prefix of every key CityHub writes. Default `cityhub:`.
+    pub key_prefix: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default)]
+pub struct MqSettings {
+    /// RocketMQ name server. Default `127.0.0.1:9876`.
+    pub namesrv_addr: String,
+    /// Topic of accepted seckill orders. Default `cityhub_orders`.
+    pub order_topic: String,
+    /// Producer group of the API. Default `cityhub_api`.
+    pub producer_group: String,
+    /// Consumer group of the order worker. Default `cityhub_order_worker`.
+    pub order_consumer_group: String,
+    /// Queues per topic when CityHub creates it. Default 8.
+    pub topic_queues: u32,
+    /// Most orders in one `send_batch`. Default 128.
+    pub batch_max: usize,
+    /// Longest wait for a batch to fill, in ms. Default 2.
+    pub batch_linger_ms: u64,
+    /// Batches in flight at once. Default 4.
+    pub batch_in_flight: usize,
+    /// Send timeout in ms; past it the order is released and the shopper gets 503. Default 3000.
+    pub send_timeout_ms: u64,
+    /// Most messages handed to the order consumer at once. Default 64.
+    pub consume_batch_max: u32,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default)]
+pub struct AuthSettings {
+    /// Lifetime of a login token, renewed on use. Default 7200 s.
+    pub token_ttl_secs: u64,
+    /// Lifetime of a login code. Default 300 s.
+    pub code_ttl_secs: u64,
+    /// Bearer token that admin routes accept. Default `dev-admin-token`;
+    /// set `CITYHUB__AUTH__ADMIN_TOKEN` anywhere but a laptop.
+    pub admin_token: Secret,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct IdSettings {
+    /// Fixed node id (0..=1023) for order ids. Default: leased from Redis.
+    pub node_id: Option<u16>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default)]
+pub struct OrderSettings {
+    /// How long an accepted order stays visible as `queued` before the worker
+    /// stores it. Default 86400 s.
+    pub pending_ttl_secs: u64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default)]
+pub struct WorkerSettings {
+    /// Attempts at a batch on transient database errors before the messages
+    /// go back to the broker for a later retry. Default 5.
+    pub db_attempts: u32,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default)]
+pub struct LogSettings {
+    /// `pretty` (default) or `json`.
+    pub format: String,
+    /// `tracing` filter; `RUST_LOG` wins when set. Default `info`.
+    pub filter: String,
+}
+
+impl Default for HttpSettings {
+    fn default() -> Self {
+        Self { addr: "127.0.0.1:8080".into() }
+    }
+}
+
+impl Default for DatabaseSettings {
+    fn default() -> Self {
+        Self {
+            url: Secret::new("mysql://root@127.0.0.1:3306/cityhub"),
+            max_connections: 16,
+            migrate: true,
+        }
+    }
+}
+
+impl Default for RedisSettings {
+    fn default() -> Self {
+        Self {
+            url: Secret::new("redis://127.0.0.1:6379"),
+            key_prefix: "cityhub:".into(),
+        }
+    }
+}
+
+impl Default for MqSettings {
+    fn default() -> Self {
+        Self {
+            namesrv_addr: "127.0.0.1:9876".into(),
+            order_topic: "cityhub_orders".into(),
+            producer_group: "cityhub_api".into(),
+            order_consumer_group: "cityhub_order_worker".into(),
+            topic_queues: 8,
+            batch_max: 128,
+            batch_linger_ms: 2,
+            batch_in_flight: 4,
+            send_timeout_ms: 3000,
+            consume_batch_max: 64,
+        }
+    }
+}
+
+impl Default for AuthSettings {
+    fn default() -> Self {
+        Self {
+            token_ttl_secs: 7200,
+            code_ttl_secs: 300,
+            admin_token: Secret::new("dev-admin-token"),
+        }
+    }
+}
+
+impl Default for OrderSettings {
+    fn default() -> Self {
+        Self { pending_ttl_secs: 86_400 }
+    }
+}
+
+impl Default for WorkerSettings {
+    fn default() -> Self {
+        Self { db_attempts: 5 }
+    }
+}
+
+impl Default for LogSettings {
+    fn default() -> Self {
+        Self {
+            format: "pretty".into(),
+            filter: "info".into(),
+        }
+    }
+}
+
+/// Why settings could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read settings")]
+    Load(#[from] config::ConfigError),
+    #[error("invalid setting {field}: {reason}")]
+    Invalid { field: &'static str, reason: String },
+}
+
+impl Settings {
+    /// Defaults, then the settings file, then `CITYHUB__*` variables; validated.
+    pub fn load() -> Result<Self, ConfigError> {
+        let file = std::env::var("CITYHUB_CONFIG").unwrap_or_else(|_| "config/cityhub.toml".into());
+        let settings: Settings = config::Config::builder()
+            .add_source(config::File::with_name(&file).required(std::env::var("CITYHUB_CONFIG").is_ok()))
+            .add_source(
+                config::Environment::with_prefix("CITYHUB")
+                    .prefix_separator("__")
+                    .separator("__")
+                    .try_parsing(true),
+            )
+            .build()?
+            .try_deserialize()?;
+        settings.validate()?;
+        Ok(settings)
+    }
+
+    /// Checks what serde cannot: ranges and non-empty values.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let invalid = |field, reason: &str| Err(ConfigError::Invalid { field, reason: reason.into() });
+        if self.database.max_connections == 0 {
+            return invalid("database.max_connections", "must be at least 1");
+        }
+        if self.auth.admin_token.expose().len() < 8 {
+            return invalid("auth.admin_token", "must be at least 8 characters");
+        }
+        if self.auth.token_ttl_secs == 0 || self.auth.code_ttl_secs == 0 {
+            return invalid("auth.*_ttl_secs", "must be positive");
+        }
+        if self.mq.batch_max == 0 || self.mq.batch_max > 1024 {
+            return invalid("mq.batch_max", "must be 1..=1024");
+        }
+        if self.mq.batch_in_flight == 0 || self.mq.consume_batch_max == 0 {
+            return invalid("mq.batch_in_flight / mq.consume_batch_max", "must be positive");
+        }
+        if matches!(self.ids.node_id, Some(n) if n > crate::ids::MAX_NODE) {
+            return invalid("ids.node_id", "must be 0..=1023");
+        }
+        if !matches!(self.log.format.as_str(), "pretty" | "json") {
+            return invalid("log.format", "must be `pretty` or `json`");
+        }
+        Ok(())
+    }
+}
+
+/// A string that never shows in `Debug` or logs.
+#[derive(Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(transparent)]
+pub struct Secret(String);
+
+impl Secret {
+    pub fn new(value: impl Into<String>) -> Self {
+        Self(value.into())
+    }
+
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Secret(***)")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_valid() {
+        Settings::default().validate().unwrap();
+    }
+
+    #[test]
+    fn secrets_do_not_show_in_debug() {
+        let s = Settings::default();
+        assert!(!format!("{s:?}").contains("dev-admin-token"));
+    }
+
+    #[test]
+    fn out_of_range_node_id_is_rejected() {
+        let mut s = Settings::default();
+        s.ids.node_id = Some(4096);
+        assert!(matches!(s.validate(), Err(ConfigError::Invalid { field: "ids.node_id", .. })));
+    }
+}

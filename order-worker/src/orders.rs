@@ -1,0 +1,147 @@
+//! The order consumer: turns a batch of order messages into stored orders.
+//!
+//! For each batch: unparsable messages are parked; each parsed order is
+//! confirmed in Redis (`seckill_confirm.lua`), and orders whose reservation
+//! was released (the API answered 503) are parked as revoked; the rest are
+//! stored in one transaction. If the batch conflicts with a rule (DB stock,
+//! one order per user), each order is retried alone and only the offending
+//! ones are parked. Transient DB errors are retried with backoff, then the
+//! batch goes back to the broker. The batch is acked only after every
+//! message is stored or parked.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use cityhub_core::kv::{scripts, Kv};
+use cityhub_core::mq::consumer::{Ack, BatchHandler, Delivery};
+use cityhub_core::mq::parked::park;
+use cityhub_core::orders::store::{store_batch, StoreError, Stored};
+use cityhub_core::orders::OrderMessage;
+use futures::future::join_all;
+use sqlx::MySqlPool;
+
+/// Counters of what the worker did since it started.
+#[derive(Debug, Default)]
+pub struct WorkerStats {
+    /// Orders inserted.
+    pub stored: AtomicU64,
+    /// Messages whose order was already stored (redeliveries).
+    pub redelivered: AtomicU64,
+    /// Messages parked (unparsable, revoked or refused by a rule).
+    pub parked: AtomicU64,
+    /// Batches handed back to the broker after transient failures.
+    pub retried_batches: AtomicU64,
+}
+
+impl WorkerStats {
+    fn add(&self, stored: &Stored) {
+        self.stored.fetch_add(stored.inserted as u64, Ordering::Relaxed);
+        self.redelivered.fetch_add(stored.duplicates as u64, Ordering::Relaxed);
+        metrics::counter!("cityhub_consumer_orders_stored_total").increment(stored.inserted as u64);
+        metrics::counter!("cityhub_consumer_redelivered_total").increment(stored.duplicates as u64);
+    }
+}
+
+/// Stores order messages; see the module doc.
+pub struct OrderHandler {
+    db: MySqlPool,
+    kv: Kv,
+    stats: Arc<WorkerStats>,
+    attempts: u32,
+}
+
+/// A batch failed in a way that retrying later may fix.
+struct Transient;
+
+impl OrderHandler {
+    pub fn new(db: MySqlPool, kv: Kv, stats: Arc<WorkerStats>, attempts: u32) -> Self {
+        Self { db, kv, stats, attempts: attempts.max(1) }
+    }
+
+    async fn park(&self, delivery: &Delivery, reason: &str) -> Result<(), Transient> {
+        park(&self.db, delivery, reason).await.map_err(|err| {
+            tracing::error!(error = %err, "cannot park message");
+            Transient
+        })?;
+        self.stats.parked.fetch_add(1, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Stores `orders`, retrying transient errors with exponential backoff.
+    async fn store_with_retry(&self, orders: &[OrderMessage]) -> Result<Result<Stored, StoreError>, Transient> {
+        let mut delay = Duration::from_millis(50);
+        for attempt in 1..=self.attempts {
+            match store_batch(&self.db, orders).await {
+                Err(err) if err.is_transient() => {
+                    tracing::warn!(attempt, error = %err, "transient error storing orders");
+                    if attempt < self.attempts {
+                        tokio::time::sleep(delay).await;
+                        delay = (delay * 2).min(Duration::from_secs(2));
+                    }
+                }
+                other => return Ok(other),
+            }
+        }
+        Err(Transient)
+    }
+
+    async fn process(&self, batch: Vec<Delivery>) -> Result<(), Transient> {
+        let mut parsed = Vec::with_capacity(batch.len());
+        for delivery in &batch {
+            match serde_json::from_slice::<OrderMessage>(&delivery.body) {
+                Ok(order) => parsed.push((delivery, order)),
+                Err(err) => self.park(delivery, &format!("unparsable order message: {err}")).await?,
+            }
+        }
+
+        let confirmations = join_all(
+            parsed.iter().map(|(_, o)| scripts::confirm(&self.kv, o.voucher_id, o.user_id, o.order_id)),
+        )
+        .await;
+        let mut confirmed = Vec::with_capacity(parsed.len());
+        for ((delivery, order), confirmation) in parsed.into_iter().zip(confirmations) {
+            match confirmation {
+                Ok(true) => confirmed.push((delivery, order)),
+                Ok(false) => self.park(delivery, "revoked: the reservation was released before the order was stored").await?,
+                Err(err) => {
+                    tracing::warn!(error = %err, "cannot confirm reservation");
+                    return Err(Transient);
+                }
+            }
+        }
+
+        let orders: Vec<OrderMessage> = confirmed.iter().map(|(_, o)| o.clone()).collect();
+        match self.store_with_retry(&orders).await? {
+            Ok(stored) => {
+                self.stats.add(&stored);
+                for order in &orders {
+                    tracing::debug!(order_id = order.order_id, request_id = order.request_id.as_deref().unwrap_or("-"), "order stored");
+                }
+                Ok(())
+            }
+            Err(err) => {
+                tracing::warn!(error = %err, size = orders.len(), "batch refused; storing orders one by one");
+                for (delivery, order) in confirmed {
+                    match self.store_with_retry(std::slice::from_ref(&order)).await? {
+                        Ok(stored) => self.stats.add(&stored),
+                        Err(err) => self.park(delivery, &format!("refused: {err}")).await?,
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl BatchHandler for OrderHandler {
+    async fn handle(&self, batch: Vec<Delivery>) -> Ack {
+        match self.process(batch).await {
+            Ok(()) => Ack::Done,
+            Err(Transient) => {
+                self.stats.retried_batches.fetch_add(1, Ordering::Relaxed);
+                Ack::Retry
+            }
+        }
+    }
+}
