@@ -106,6 +106,7 @@ public final class JMeterLauncher {
         // again later, which is harmless.
         Properties props = (Properties) utils.getMethod("getJMeterProperties").invoke(null);
         applyCommandLineProperties(args, props);
+        initLogging(utils);
 
         allowAllTypes();
 
@@ -177,6 +178,8 @@ public final class JMeterLauncher {
                 } finally {
                     in.close();
                 }
+            } else if (("-j".equals(a) || "--jmeterlogfile".equals(a)) && i + 1 < args.length) {
+                props.setProperty("log_file", args[++i]);
             } else if (a.startsWith("-q") && a.length() > 2) {
                 InputStream in = new FileInputStream(new File(a.substring(2)));
                 try {
@@ -191,6 +194,15 @@ public final class JMeterLauncher {
                     props.setProperty(kv.substring(0, eq), kv.substring(eq + 1));
                 }
             }
+        }
+    }
+
+    /** 2.13: send SaveService's start-up log lines to the -j file, not the console. */
+    private static void initLogging(Class<?> utils) {
+        try {
+            utils.getMethod("initLogging").invoke(null);
+        } catch (Exception ignored) {
+            // JMeter 3.2+ has no JMeterUtils.initLogging(); nothing to do there.
         }
     }
 

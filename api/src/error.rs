@@ -49,19 +49,31 @@ pub enum ApiError {
 
 impl ApiError {
     pub fn bad_request(code: &'static str, message: impl Into<String>) -> Self {
-        Self::BadRequest { code, message: message.into() }
+        Self::BadRequest {
+            code,
+            message: message.into(),
+        }
     }
 
     pub fn not_found(code: &'static str, message: impl Into<String>) -> Self {
-        Self::NotFound { code, message: message.into() }
+        Self::NotFound {
+            code,
+            message: message.into(),
+        }
     }
 
     pub fn conflict(code: &'static str, message: impl Into<String>) -> Self {
-        Self::Conflict { code, message: message.into() }
+        Self::Conflict {
+            code,
+            message: message.into(),
+        }
     }
 
     pub fn unprocessable(code: &'static str, message: impl Into<String>) -> Self {
-        Self::Unprocessable { code, message: message.into() }
+        Self::Unprocessable {
+            code,
+            message: message.into(),
+        }
     }
 
     fn status_and_code(&self) -> (StatusCode, &'static str) {
@@ -96,16 +108,32 @@ impl From<SeckillError> for ApiError {
     fn from(err: SeckillError) -> Self {
         let message = err.to_string();
         match err {
-            SeckillError::SoldOut => Self::Conflict { code: "sold_out", message },
-            SeckillError::AlreadyBought => Self::Conflict { code: "already_bought", message },
-            SeckillError::NotStarted => Self::Conflict { code: "sale_not_started", message },
-            SeckillError::Ended => Self::Conflict { code: "sale_ended", message },
-            SeckillError::UnknownVoucher => Self::NotFound { code: "voucher_not_found", message },
+            SeckillError::SoldOut => Self::Conflict {
+                code: "sold_out",
+                message,
+            },
+            SeckillError::AlreadyBought => Self::Conflict {
+                code: "already_bought",
+                message,
+            },
+            SeckillError::NotStarted => Self::Conflict {
+                code: "sale_not_started",
+                message,
+            },
+            SeckillError::Ended => Self::Conflict {
+                code: "sale_ended",
+                message,
+            },
+            SeckillError::UnknownVoucher => Self::NotFound {
+                code: "voucher_not_found",
+                message,
+            },
             SeckillError::QueueUnavailable(cause) => {
                 tracing::warn!(error = %cause, "order not queued; reservation released");
                 Self::Unavailable {
                     code: "order_queue_unavailable",
-                    message: "orders cannot be queued right now; nothing was reserved, try again".into(),
+                    message: "orders cannot be queued right now; nothing was reserved, try again"
+                        .into(),
                 }
             }
             SeckillError::Redis(e) => unavailable_redis(e),
@@ -144,7 +172,10 @@ impl From<OrderError> for ApiError {
 
 fn unavailable_redis(err: redis::RedisError) -> ApiError {
     tracing::error!(error = %err, "redis error");
-    ApiError::Unavailable { code: "cache_unavailable", message: "the cache is unavailable; try again".into() }
+    ApiError::Unavailable {
+        code: "cache_unavailable",
+        message: "the cache is unavailable; try again".into(),
+    }
 }
 
 impl From<validator::ValidationErrors> for ApiError {
@@ -153,12 +184,24 @@ impl From<validator::ValidationErrors> for ApiError {
             .field_errors()
             .into_iter()
             .map(|(field, errs)| {
-                let why = errs.iter().filter_map(|e| e.message.as_ref()).map(|m| m.to_string()).collect::<Vec<_>>().join(", ");
-                if why.is_empty() { field.to_string() } else { format!("{field}: {why}") }
+                let why = errs
+                    .iter()
+                    .filter_map(|e| e.message.as_ref())
+                    .map(|m| m.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                if why.is_empty() {
+                    field.to_string()
+                } else {
+                    format!("{field}: {why}")
+                }
             })
             .collect();
         fields.sort();
-        Self::unprocessable("validation_failed", format!("invalid fields: {}", fields.join("; ")))
+        Self::unprocessable(
+            "validation_failed",
+            format!("invalid fields: {}", fields.join("; ")),
+        )
     }
 }
 
@@ -169,6 +212,9 @@ pub async fn not_found() -> ApiError {
 
 /// Fallback for a known path with the wrong method.
 pub async fn method_not_allowed() -> Response {
-    let body = ErrorBody { code: "method_not_allowed", message: "method not allowed on this route".into() };
+    let body = ErrorBody {
+        code: "method_not_allowed",
+        message: "method not allowed on this route".into(),
+    };
     (StatusCode::METHOD_NOT_ALLOWED, Json(body)).into_response()
 }

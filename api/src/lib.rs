@@ -41,7 +41,13 @@ pub fn router(state: AppState) -> Router {
 
 /// Serves `state` on `listener` until `shutdown` resolves, then drains
 /// in-flight requests.
-pub async fn run(listener: TcpListener, state: AppState, shutdown: impl Future<Output = ()> + Send + 'static) -> std::io::Result<()> {
+pub async fn run(
+    listener: TcpListener,
+    state: AppState,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
     tracing::info!(addr = %listener.local_addr()?, "cityhub-api listening");
-    axum::serve(listener, router(state)).with_graceful_shutdown(shutdown).await
+    axum::serve(listener, router(state))
+        .with_graceful_shutdown(shutdown)
+        .await
 }

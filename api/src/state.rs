@@ -31,18 +31,31 @@ impl AppState {
     /// A broker that is down does not stop the API from starting: `/readyz`
     /// reports it and seckill answers 503 until it is back.
     pub async fn build(settings: Settings, mq: Arc<ClientRuntime>) -> anyhow::Result<Self> {
-        let db = cityhub_core::db::connect(&settings.database).await.context("connect to MySQL")?;
-        let kv = Kv::connect(&settings.redis).await.context("connect to Redis")?;
+        let db = cityhub_core::db::connect(&settings.database)
+            .await
+            .context("connect to MySQL")?;
+        let kv = Kv::connect(&settings.redis)
+            .await
+            .context("connect to Redis")?;
         let lease = match settings.ids.node_id {
             Some(_) => None,
-            None => Some(NodeLease::acquire(&kv).await.context("lease an order-id node")?),
+            None => Some(
+                NodeLease::acquire(&kv)
+                    .await
+                    .context("lease an order-id node")?,
+            ),
         };
-        let node = settings.ids.node_id.or(lease.as_ref().map(|l| l.node)).unwrap_or_default();
+        let node = settings
+            .ids
+            .node_id
+            .or(lease.as_ref().map(|l| l.node))
+            .unwrap_or_default();
         tracing::info!(node, "order ids issued as node {node}");
 
-        let producer = cityhub_core::mq::start_producer(&mq, &settings.mq, &settings.mq.producer_group)
-            .await
-            .context("start RocketMQ producer")?;
+        let producer =
+            cityhub_core::mq::start_producer(&mq, &settings.mq, &settings.mq.producer_group)
+                .await
+                .context("start RocketMQ producer")?;
         let topic = &settings.mq.order_topic;
         match tokio::time::timeout(
             Duration::from_secs(5),
@@ -52,10 +65,16 @@ impl AppState {
         {
             Ok(Ok(())) => {}
             Ok(Err(err)) => tracing::warn!(%topic, error = %err, "cannot create the order topic"),
-            Err(_) => tracing::warn!(%topic, "RocketMQ did not answer; seckill will answer 503 until it does"),
+            Err(_) => {
+                tracing::warn!(%topic, "RocketMQ did not answer; seckill will answer 503 until it does")
+            }
         }
 
-        let publisher = BatchPublisher::spawn(producer.clone(), topic.clone(), BatchConfig::from(&settings.mq));
+        let publisher = BatchPublisher::spawn(
+            producer.clone(),
+            topic.clone(),
+            BatchConfig::from(&settings.mq),
+        );
         let vouchers = Vouchers::new(db.clone(), kv.clone());
         let seckill = Seckill::new(
             kv.clone(),

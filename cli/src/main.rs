@@ -6,9 +6,9 @@
 
 use anyhow::Context;
 use chrono::{Duration, Utc};
-use clap::{Parser, Subcommand};
 use cityhub_core::config::Settings;
 use cityhub_core::vouchers::{NewSeckillVoucher, Vouchers};
+use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
 #[command(name = "cityhub", about = "CityHub operator commands")]
@@ -39,11 +39,15 @@ async fn main() -> anyhow::Result<()> {
     settings.log.filter = "warn".into();
     cityhub_core::telemetry::init(&settings.log);
     settings.database.migrate = true;
-    let db = cityhub_core::db::connect(&settings.database).await.context("connect to MySQL")?;
+    let db = cityhub_core::db::connect(&settings.database)
+        .await
+        .context("connect to MySQL")?;
     match cli.command {
         Command::Migrate => println!("migrations applied"),
         Command::Demo { stock, minutes } => {
-            let kv = cityhub_core::kv::Kv::connect(&settings.redis).await.context("connect to Redis")?;
+            let kv = cityhub_core::kv::Kv::connect(&settings.redis)
+                .await
+                .context("connect to Redis")?;
             let shop_id = sqlx::query("INSERT INTO shops (name, address, avg_price, score, open_hours) VALUES (?, ?, ?, ?, ?)")
                 .bind("CityHub Demo Noodles")
                 .bind("1 Demo Street")
@@ -67,7 +71,10 @@ async fn main() -> anyhow::Result<()> {
                     end_time: now + Duration::minutes(minutes),
                 })
                 .await?;
-            println!("{}", serde_json::json!({ "shop_id": shop_id, "voucher_id": voucher.id, "stock": stock, "end_time": voucher.end_time }));
+            println!(
+                "{}",
+                serde_json::json!({ "shop_id": shop_id, "voucher_id": voucher.id, "stock": stock, "end_time": voucher.end_time })
+            );
         }
     }
     Ok(())

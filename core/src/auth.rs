@@ -16,12 +16,22 @@ use crate::config::AuthSettings;
 use crate::kv::Kv;
 
 /// A user's role; admin routes require [`Role::Admin`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, sqlx::Type)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-#[sqlx(rename_all = "lowercase")]
 pub enum Role {
     Shopper,
     Admin,
+}
+
+impl Role {
+    /// The `users.role` column; anything unknown is treated as a shopper.
+    fn from_column(raw: &str) -> Self {
+        if raw == "admin" {
+            Role::Admin
+        } else {
+            Role::Shopper
+        }
+    }
 }
 
 /// Who is calling, as stored behind a bearer token.
@@ -101,7 +111,11 @@ impl Auth {
         let _: () = self
             .kv
             .conn()
-            .set_ex(self.kv.keys.login_code(phone.as_str()), &code, self.code_ttl.as_secs())
+            .set_ex(
+                self.kv.keys.login_code(phone.as_str()),
+                &code,
+                self.code_ttl.as_secs(),
+            )
             .await?;
         Ok(code)
     }
@@ -109,7 +123,11 @@ impl Auth {
     /// Consumes the code and, if it matched, logs the user in (creating them
     /// on first login).
     pub async fn login(&self, phone: &Phone, code: &str) -> Result<Issued, AuthError> {
-        let stored: Option<String> = self.kv.conn().get_del(self.kv.keys.login_code(phone.as_str())).await?;
+        let stored: Option<String> = self
+            .kv
+            .conn()
+            .get_del(self.kv.keys.login_code(phone.as_str()))
+            .await?;
         if stored.as_deref() != Some(code) {
             return Err(AuthError::InvalidCode);
         }
@@ -121,14 +139,21 @@ impl Auth {
     pub async fn register(&self, phone: &Phone) -> Result<Session, AuthError> {
         sqlx::query("INSERT IGNORE INTO users (phone, nick_name) VALUES (?, ?)")
             .bind(phone.as_str())
-            .bind(format!("user_{}", &phone.as_str()[phone.as_str().len().saturating_sub(4)..]))
+            .bind(format!(
+                "user_{}",
+                &phone.as_str()[phone.as_str().len().saturating_sub(4)..]
+            ))
             .execute(&self.db)
             .await?;
-        let (user_id, role): (u64, Role) = sqlx::query_as("SELECT id, role FROM users WHERE phone = ?")
-            .bind(phone.as_str())
-            .fetch_one(&self.db)
-            .await?;
-        Ok(Session { user_id, role })
+        let (user_id, role): (u64, String) =
+            sqlx::query_as("SELECT id, role FROM users WHERE phone = ?")
+                .bind(phone.as_str())
+                .fetch_one(&self.db)
+                .await?;
+        Ok(Session {
+            user_id,
+            role: Role::from_column(&role),
+        })
     }
 
     /// Issues a new bearer token for `session`.
@@ -137,9 +162,17 @@ impl Auth {
         let _: () = self
             .kv
             .conn()
-            .set_ex(self.kv.keys.session(&token), serde_json::to_string(&session)?, self.token_ttl.as_secs())
+            .set_ex(
+                self.kv.keys.session(&token),
+                serde_json::to_string(&session)?,
+                self.token_ttl.as_secs(),
+            )
             .await?;
-        Ok(Issued { token, session, expires_in: self.token_ttl })
+        Ok(Issued {
+            token,
+            session,
+            expires_in: self.token_ttl,
+        })
     }
 
     /// The session behind `token`, renewing its TTL; `None` if unknown or expired.
@@ -150,9 +183,14 @@ impl Auth {
         let raw: Option<String> = self
             .kv
             .conn()
-            .get_ex(self.kv.keys.session(token), redis::Expiry::EX(self.token_ttl.as_secs()))
+            .get_ex(
+                self.kv.keys.session(token),
+                redis::Expiry::EX(self.token_ttl.as_secs()),
+            )
             .await?;
-        raw.map(|r| serde_json::from_str(&r)).transpose().map_err(Into::into)
+        raw.map(|r| serde_json::from_str(&r))
+            .transpose()
+            .map_err(Into::into)
     }
 }
 
@@ -164,7 +202,14 @@ mod tests {
     fn phones_are_digits_with_an_optional_plus() {
         assert!(Phone::parse("13800138000").is_some());
         assert!(Phone::parse("+4915112345678").is_some());
-        for bad in ["", "12345", "1380013800a", "+", "1234567890123456", "138 0013 8000"] {
+        for bad in [
+            "",
+            "12345",
+            "1380013800a",
+            "+",
+            "1234567890123456",
+            "138 0013 8000",
+        ] {
             assert!(Phone::parse(bad).is_none(), "{bad:?}");
         }
     }

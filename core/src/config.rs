@@ -124,7 +124,9 @@ pub struct LogSettings {
 
 impl Default for HttpSettings {
     fn default() -> Self {
-        Self { addr: "127.0.0.1:8080".into() }
+        Self {
+            addr: "127.0.0.1:8080".into(),
+        }
     }
 }
 
@@ -176,7 +178,9 @@ impl Default for AuthSettings {
 
 impl Default for OrderSettings {
     fn default() -> Self {
-        Self { pending_ttl_secs: 86_400 }
+        Self {
+            pending_ttl_secs: 86_400,
+        }
     }
 }
 
@@ -209,7 +213,9 @@ impl Settings {
     pub fn load() -> Result<Self, ConfigError> {
         let file = std::env::var("CITYHUB_CONFIG").unwrap_or_else(|_| "config/cityhub.toml".into());
         let settings: Settings = config::Config::builder()
-            .add_source(config::File::with_name(&file).required(std::env::var("CITYHUB_CONFIG").is_ok()))
+            .add_source(
+                config::File::with_name(&file).required(std::env::var("CITYHUB_CONFIG").is_ok()),
+            )
             .add_source(
                 config::Environment::with_prefix("CITYHUB")
                     .prefix_separator("__")
@@ -224,7 +230,12 @@ impl Settings {
 
     /// Checks what serde cannot: ranges and non-empty values.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        let invalid = |field, reason: &str| Err(ConfigError::Invalid { field, reason: reason.into() });
+        let invalid = |field, reason: &str| {
+            Err(ConfigError::Invalid {
+                field,
+                reason: reason.into(),
+            })
+        };
         if self.database.max_connections == 0 {
             return invalid("database.max_connections", "must be at least 1");
         }
@@ -238,7 +249,10 @@ impl Settings {
             return invalid("mq.batch_max", "must be 1..=1024");
         }
         if self.mq.batch_in_flight == 0 || self.mq.consume_batch_max == 0 {
-            return invalid("mq.batch_in_flight / mq.consume_batch_max", "must be positive");
+            return invalid(
+                "mq.batch_in_flight / mq.consume_batch_max",
+                "must be positive",
+            );
         }
         if matches!(self.ids.node_id, Some(n) if n > crate::ids::MAX_NODE) {
             return invalid("ids.node_id", "must be 0..=1023");
@@ -290,6 +304,12 @@ mod tests {
     fn out_of_range_node_id_is_rejected() {
         let mut s = Settings::default();
         s.ids.node_id = Some(4096);
-        assert!(matches!(s.validate(), Err(ConfigError::Invalid { field: "ids.node_id", .. })));
+        assert!(matches!(
+            s.validate(),
+            Err(ConfigError::Invalid {
+                field: "ids.node_id",
+                ..
+            })
+        ));
     }
 }

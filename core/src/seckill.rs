@@ -77,8 +77,20 @@ pub struct Seckill {
 }
 
 impl Seckill {
-    pub fn new(kv: Kv, vouchers: Vouchers, ids: Arc<OrderIds>, publisher: BatchPublisher, pending_ttl: Duration) -> Self {
-        Self { kv, vouchers, ids, publisher, pending_ttl }
+    pub fn new(
+        kv: Kv,
+        vouchers: Vouchers,
+        ids: Arc<OrderIds>,
+        publisher: BatchPublisher,
+        pending_ttl: Duration,
+    ) -> Self {
+        Self {
+            kv,
+            vouchers,
+            ids,
+            publisher,
+            pending_ttl,
+        }
     }
 
     /// Tries to win voucher `voucher_id` for `user_id` (see the module doc).
@@ -115,8 +127,15 @@ impl Seckill {
         let body = serde_json::to_vec(&message).expect("order message serializes");
         let pending_key = self.kv.keys.pending_order(order_id);
         let mut conn = self.kv.conn();
-        let mark_pending = conn.set_ex::<_, _, ()>(&pending_key, format!("{user_id}:{voucher_id}"), self.pending_ttl.as_secs());
-        let (marked, published) = tokio::join!(mark_pending, self.publisher.publish(order_id.to_string(), body));
+        let mark_pending = conn.set_ex::<_, _, ()>(
+            &pending_key,
+            format!("{user_id}:{voucher_id}"),
+            self.pending_ttl.as_secs(),
+        );
+        let (marked, published) = tokio::join!(
+            mark_pending,
+            self.publisher.publish(order_id.to_string(), body)
+        );
         if let Err(err) = marked {
             tracing::warn!(order_id, error = %err, "cannot mark order as queued");
         }

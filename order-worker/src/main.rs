@@ -11,8 +11,12 @@ async fn main() -> anyhow::Result<()> {
     let settings = Settings::load().context("load settings")?;
     cityhub_core::telemetry::init(&settings.log);
     let mq = MqRuntime::new("worker").context("start mq runtime")?;
-    let db = cityhub_core::db::connect(&settings.database).await.context("connect to MySQL")?;
-    let kv = cityhub_core::kv::Kv::connect(&settings.redis).await.context("connect to Redis")?;
+    let db = cityhub_core::db::connect(&settings.database)
+        .await
+        .context("connect to MySQL")?;
+    let kv = cityhub_core::kv::Kv::connect(&settings.redis)
+        .await
+        .context("connect to Redis")?;
     let worker = Worker::start(&settings, &mq.client(), db, kv).await?;
     cityhub_core::shutdown::shutdown_signal().await;
     worker.shutdown().await;

@@ -36,8 +36,10 @@ pub struct WorkerStats {
 
 impl WorkerStats {
     fn add(&self, stored: &Stored) {
-        self.stored.fetch_add(stored.inserted as u64, Ordering::Relaxed);
-        self.redelivered.fetch_add(stored.duplicates as u64, Ordering::Relaxed);
+        self.stored
+            .fetch_add(stored.inserted as u64, Ordering::Relaxed);
+        self.redelivered
+            .fetch_add(stored.duplicates as u64, Ordering::Relaxed);
         metrics::counter!("cityhub_consumer_orders_stored_total").increment(stored.inserted as u64);
         metrics::counter!("cityhub_consumer_redelivered_total").increment(stored.duplicates as u64);
     }
@@ -56,7 +58,12 @@ struct Transient;
 
 impl OrderHandler {
     pub fn new(db: MySqlPool, kv: Kv, stats: Arc<WorkerStats>, attempts: u32) -> Self {
-        Self { db, kv, stats, attempts: attempts.max(1) }
+        Self {
+            db,
+            kv,
+            stats,
+            attempts: attempts.max(1),
+        }
     }
 
     async fn park(&self, delivery: &Delivery, reason: &str) -> Result<(), Transient> {
@@ -69,7 +76,10 @@ impl OrderHandler {
     }
 
     /// Stores `orders`, retrying transient errors with exponential backoff.
-    async fn store_with_retry(&self, orders: &[OrderMessage]) -> Result<Result<Stored, StoreError>, Transient> {
+    async fn store_with_retry(
+        &self,
+        orders: &[OrderMessage],
+    ) -> Result<Result<Stored, StoreError>, Transient> {
         let mut delay = Duration::from_millis(50);
         for attempt in 1..=self.attempts {
             match store_batch(&self.db, orders).await {
@@ -91,19 +101,30 @@ impl OrderHandler {
         for delivery in &batch {
             match serde_json::from_slice::<OrderMessage>(&delivery.body) {
                 Ok(order) => parsed.push((delivery, order)),
-                Err(err) => self.park(delivery, &format!("unparsable order message: {err}")).await?,
+                Err(err) => {
+                    self.park(delivery, &format!("unparsable order message: {err}"))
+                        .await?
+                }
             }
         }
 
         let confirmations = join_all(
-            parsed.iter().map(|(_, o)| scripts::confirm(&self.kv, o.voucher_id, o.user_id, o.order_id)),
+            parsed
+                .iter()
+                .map(|(_, o)| scripts::confirm(&self.kv, o.voucher_id, o.user_id, o.order_id)),
         )
         .await;
         let mut confirmed = Vec::with_capacity(parsed.len());
         for ((delivery, order), confirmation) in parsed.into_iter().zip(confirmations) {
             match confirmation {
                 Ok(true) => confirmed.push((delivery, order)),
-                Ok(false) => self.park(delivery, "revoked: the reservation was released before the order was stored").await?,
+                Ok(false) => {
+                    self.park(
+                        delivery,
+                        "revoked: the reservation was released before the order was stored",
+                    )
+                    .await?
+                }
                 Err(err) => {
                     tracing::warn!(error = %err, "cannot confirm reservation");
                     return Err(Transient);
@@ -116,7 +137,11 @@ impl OrderHandler {
             Ok(stored) => {
                 self.stats.add(&stored);
                 for order in &orders {
-                    tracing::debug!(order_id = order.order_id, request_id = order.request_id.as_deref().unwrap_or("-"), "order stored");
+                    tracing::debug!(
+                        order_id = order.order_id,
+                        request_id = order.request_id.as_deref().unwrap_or("-"),
+                        "order stored"
+                    );
                 }
                 Ok(())
             }

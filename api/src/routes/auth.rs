@@ -19,11 +19,16 @@ pub fn router() -> Router<AppState> {
 }
 
 fn valid_phone(raw: &str) -> Result<(), ValidationError> {
-    Phone::parse(raw).map(|_| ()).ok_or_else(|| ValidationError::new("phone").with_message("must be an optional + and 6 to 15 digits".into()))
+    Phone::parse(raw).map(|_| ()).ok_or_else(|| {
+        ValidationError::new("phone")
+            .with_message("must be an optional + and 6 to 15 digits".into())
+    })
 }
 
 fn valid_code(raw: &str) -> Result<(), ValidationError> {
-    is_login_code(raw).then_some(()).ok_or_else(|| ValidationError::new("code").with_message("must be 6 digits".into()))
+    is_login_code(raw)
+        .then_some(())
+        .ok_or_else(|| ValidationError::new("code").with_message("must be 6 digits".into()))
 }
 
 #[derive(Debug, Deserialize, Validate)]
@@ -42,11 +47,17 @@ pub struct CodeSent {
 /// Creates a login code. There is no SMS gateway: the code is written to the
 /// server log.
 #[tracing::instrument(skip_all, err)]
-async fn send_code(State(state): State<AppState>, ValidJson(req): ValidJson<CodeRequest>) -> Result<Json<CodeSent>, ApiError> {
+async fn send_code(
+    State(state): State<AppState>,
+    ValidJson(req): ValidJson<CodeRequest>,
+) -> Result<Json<CodeSent>, ApiError> {
     let phone = Phone::parse(&req.phone).expect("validated");
     let code = state.auth.send_code(&phone).await?;
     tracing::info!(phone = %phone.as_str(), %code, "login code (development: no SMS is sent)");
-    Ok(Json(CodeSent { sent: true, expires_in: state.auth.code_ttl().as_secs() }))
+    Ok(Json(CodeSent {
+        sent: true,
+        expires_in: state.auth.code_ttl().as_secs(),
+    }))
 }
 
 #[derive(Debug, Deserialize, Validate)]
@@ -68,7 +79,10 @@ pub struct LoginResponse {
 
 /// Exchanges phone + code for a bearer token. The code is used up either way.
 #[tracing::instrument(skip_all, err)]
-async fn login(State(state): State<AppState>, ValidJson(req): ValidJson<LoginRequest>) -> Result<Json<LoginResponse>, ApiError> {
+async fn login(
+    State(state): State<AppState>,
+    ValidJson(req): ValidJson<LoginRequest>,
+) -> Result<Json<LoginResponse>, ApiError> {
     let phone = Phone::parse(&req.phone).expect("validated");
     let issued = state.auth.login(&phone, &req.code).await?;
     Ok(Json(LoginResponse {
@@ -86,5 +100,8 @@ pub struct Me {
 }
 
 async fn me(CurrentUser(session): CurrentUser) -> Json<Me> {
-    Json(Me { user_id: session.user_id.to_string(), role: session.role })
+    Json(Me {
+        user_id: session.user_id.to_string(),
+        role: session.role,
+    })
 }

@@ -12,7 +12,9 @@ use serde::Serialize;
 use crate::state::AppState;
 
 pub fn router() -> Router<AppState> {
-    Router::new().route("/healthz", get(healthz)).route("/readyz", get(readyz))
+    Router::new()
+        .route("/healthz", get(healthz))
+        .route("/readyz", get(readyz))
 }
 
 #[derive(Debug, Serialize)]
@@ -42,15 +44,47 @@ pub struct Readiness {
 const CHECK_TIMEOUT: Duration = Duration::from_secs(2);
 
 async fn readyz(State(state): State<AppState>) -> (StatusCode, Json<Readiness>) {
-    let mysql = async { matches!(tokio::time::timeout(CHECK_TIMEOUT, sqlx::query("SELECT 1").execute(&state.db)).await, Ok(Ok(_))) };
-    let redis = async { matches!(tokio::time::timeout(CHECK_TIMEOUT, state.kv.ping()).await, Ok(Ok(()))) };
-    let rocketmq = cityhub_core::mq::topic_reachable(state.producer(), &state.settings.mq.order_topic, CHECK_TIMEOUT);
+    let mysql = async {
+        matches!(
+            tokio::time::timeout(CHECK_TIMEOUT, sqlx::query("SELECT 1").execute(&state.db)).await,
+            Ok(Ok(_))
+        )
+    };
+    let redis = async {
+        matches!(
+            tokio::time::timeout(CHECK_TIMEOUT, state.kv.ping()).await,
+            Ok(Ok(()))
+        )
+    };
+    let rocketmq = cityhub_core::mq::topic_reachable(
+        state.producer(),
+        &state.settings.mq.order_topic,
+        CHECK_TIMEOUT,
+    );
     let (mysql, redis, rocketmq) = tokio::join!(mysql, redis, rocketmq);
-    let checks = Checks { mysql, redis, rocketmq };
+    let checks = Checks {
+        mysql,
+        redis,
+        rocketmq,
+    };
     if mysql && redis && rocketmq {
-        (StatusCode::OK, Json(Readiness { code: "ready", message: "all dependencies answer".into(), checks }))
+        (
+            StatusCode::OK,
+            Json(Readiness {
+                code: "ready",
+                message: "all dependencies answer".into(),
+                checks,
+            }),
+        )
     } else {
         let message = "a dependency does not answer; see checks".into();
-        (StatusCode::SERVICE_UNAVAILABLE, Json(Readiness { code: "not_ready", message, checks }))
+        (
+            StatusCode::SERVICE_UNAVAILABLE,
+            Json(Readiness {
+                code: "not_ready",
+                message,
+                checks,
+            }),
+        )
     }
 }

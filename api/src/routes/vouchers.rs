@@ -47,13 +47,18 @@ pub struct CreateSeckillVoucher {
 
 fn consistent(v: &CreateSeckillVoucher) -> Result<(), ValidationError> {
     if v.end_time <= v.begin_time {
-        return Err(ValidationError::new("window").with_message("end_time must be after begin_time".into()));
+        return Err(
+            ValidationError::new("window").with_message("end_time must be after begin_time".into())
+        );
     }
     if v.end_time <= Utc::now() {
-        return Err(ValidationError::new("window").with_message("end_time must be in the future".into()));
+        return Err(
+            ValidationError::new("window").with_message("end_time must be in the future".into())
+        );
     }
     if v.pay_value > v.actual_value {
-        return Err(ValidationError::new("value").with_message("pay_value must not exceed actual_value".into()));
+        return Err(ValidationError::new("value")
+            .with_message("pay_value must not exceed actual_value".into()));
     }
     Ok(())
 }
@@ -109,7 +114,11 @@ async fn create(
             end_time: req.end_time,
         })
         .await?;
-    tracing::info!(voucher_id = created.id, stock = created.stock, "seckill voucher created");
+    tracing::info!(
+        voucher_id = created.id,
+        stock = created.stock,
+        "seckill voucher created"
+    );
     Ok((StatusCode::CREATED, Json(created.into())))
 }
 
@@ -128,10 +137,21 @@ async fn seckill(
     State(state): State<AppState>,
     headers: HeaderMap,
 ) -> Result<(StatusCode, Json<SeckillAccepted>), ApiError> {
-    let request_id = headers.get(crate::REQUEST_ID).and_then(|v| v.to_str().ok()).map(str::to_owned);
+    let request_id = headers
+        .get(crate::REQUEST_ID)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
     let outcome = state.seckill.attempt(user.user_id, id, request_id).await;
-    let label = outcome.as_ref().map_or_else(|e| e.outcome(), |_| "accepted");
+    let label = outcome
+        .as_ref()
+        .map_or_else(|e| e.outcome(), |_| "accepted");
     metrics::counter!("cityhub_seckill_requests_total", "outcome" => label).increment(1);
     let accepted = outcome?;
-    Ok((StatusCode::ACCEPTED, Json(SeckillAccepted { order_id: accepted.order_id.to_string(), status: "queued" })))
+    Ok((
+        StatusCode::ACCEPTED,
+        Json(SeckillAccepted {
+            order_id: accepted.order_id.to_string(),
+            status: "queued",
+        }),
+    ))
 }

@@ -40,6 +40,9 @@ impl Kv {
 
     /// `PING`, for readiness checks.
     pub async fn ping(&self) -> redis::RedisResult<()> {
-        redis::cmd("PING").query_async::<String>(&mut self.conn()).await.map(|_| ())
+        redis::cmd("PING")
+            .query_async::<String>(&mut self.conn())
+            .await
+            .map(|_| ())
     }
 }

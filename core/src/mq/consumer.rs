@@ -11,8 +11,8 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use rocketmq_client_rust::{
-    ClientResult, ClientRuntime, ConsumeConcurrentlyContext, ConsumeConcurrentlyStatus, DefaultMQPushConsumer,
-    MQPushConsumer, MessageListenerConcurrently,
+    ClientResult, ClientRuntime, ConsumeConcurrentlyContext, ConsumeConcurrentlyStatus,
+    DefaultMQPushConsumer, MQPushConsumer, MessageListenerConcurrently,
 };
 use rocketmq_model::common::consumer::consume_from_where::ConsumeFromWhere;
 use rocketmq_model::common::message::message_ext::MessageExt;

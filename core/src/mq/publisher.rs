@@ -71,12 +71,20 @@ impl BatchPublisher {
     /// stored it, or with the reason it did not.
     pub async fn publish(&self, key: String, body: Vec<u8>) -> Result<(), PublishError> {
         let (done, answer) = oneshot::channel();
-        self.tx.send(Job { key, body, done }).await.map_err(|_| PublishError::Closed)?;
+        self.tx
+            .send(Job { key, body, done })
+            .await
+            .map_err(|_| PublishError::Closed)?;
         answer.await.unwrap_or(Err(PublishError::Closed))
     }
 }
 
-async fn run(mut rx: mpsc::Receiver<Job>, producer: DefaultMQProducer, topic: Arc<str>, cfg: BatchConfig) {
+async fn run(
+    mut rx: mpsc::Receiver<Job>,
+    producer: DefaultMQProducer,
+    topic: Arc<str>,
+    cfg: BatchConfig,
+) {
     let permits = Arc::new(Semaphore::new(cfg.in_flight));
     while let Some(first) = rx.recv().await {
         let mut batch = vec![first];
@@ -91,7 +99,9 @@ async fn run(mut rx: mpsc::Receiver<Job>, producer: DefaultMQProducer, topic: Ar
                 () = tokio::time::sleep_until(deadline) => break,
             }
         }
-        let Ok(permit) = Arc::clone(&permits).acquire_owned().await else { break };
+        let Ok(permit) = Arc::clone(&permits).acquire_owned().await else {
+            break;
+        };
         let (producer, topic) = (producer.clone(), Arc::clone(&topic));
         tokio::spawn(async move {
             send(&producer, &topic, batch, cfg.timeout).await;
@@ -106,7 +116,11 @@ async fn send(producer: &DefaultMQProducer, topic: &str, batch: Vec<Job>, timeou
     let (messages, waiters): (Vec<Message>, Vec<_>) = batch
         .into_iter()
         .map(|job| {
-            let msg = Message::builder().topic(topic).key(job.key).body(job.body).build_unchecked();
+            let msg = Message::builder()
+                .topic(topic)
+                .key(job.key)
+                .body(job.body)
+                .build_unchecked();
             (msg, job.done)
         })
         .unzip();

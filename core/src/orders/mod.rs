@@ -52,12 +52,18 @@ type OrderRow = (u64, u64, String, u64, DateTime<Utc>);
 /// The order `order_id` if `user_id` owns it: from MySQL once stored, else
 /// `queued` while the API's pending marker lives. `None` for unknown orders
 /// and for other users' orders alike, so ids cannot be probed.
-pub async fn find_for_user(db: &MySqlPool, kv: &Kv, order_id: u64, user_id: u64) -> Result<Option<OrderView>, OrderError> {
-    let row: Option<OrderRow> =
-        sqlx::query_as("SELECT user_id, voucher_id, status, pay_amount, created_at FROM orders WHERE id = ?")
-            .bind(order_id)
-            .fetch_optional(db)
-            .await?;
+pub async fn find_for_user(
+    db: &MySqlPool,
+    kv: &Kv,
+    order_id: u64,
+    user_id: u64,
+) -> Result<Option<OrderView>, OrderError> {
+    let row: Option<OrderRow> = sqlx::query_as(
+        "SELECT user_id, voucher_id, status, pay_amount, created_at FROM orders WHERE id = ?",
+    )
+    .bind(order_id)
+    .fetch_optional(db)
+    .await?;
     if let Some((owner, voucher_id, status, pay_amount, created_at)) = row {
         return Ok((owner == user_id).then_some(OrderView {
             order_id,
