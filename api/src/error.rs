@@ -13,9 +13,12 @@ use cityhub_core::vouchers::VoucherError;
 use serde::Serialize;
 
 /// The JSON body of every error response.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct ErrorBody {
+    /// Stable, machine-readable: `sold_out`, `validation_failed`, ...
+    #[schema(example = "sold_out")]
     pub code: &'static str,
+    /// For humans; may change.
     pub message: String,
 }
 
@@ -49,31 +52,19 @@ pub enum ApiError {
 
 impl ApiError {
     pub fn bad_request(code: &'static str, message: impl Into<String>) -> Self {
-        Self::BadRequest {
-            code,
-            message: message.into(),
-        }
+        Self::BadRequest { code, message: message.into() }
     }
 
     pub fn not_found(code: &'static str, message: impl Into<String>) -> Self {
-        Self::NotFound {
-            code,
-            message: message.into(),
-        }
+        Self::NotFound { code, message: message.into() }
     }
 
     pub fn conflict(code: &'static str, message: impl Into<String>) -> Self {
-        Self::Conflict {
-            code,
-            message: message.into(),
-        }
+        Self::Conflict { code, message: message.into() }
     }
 
     pub fn unprocessable(code: &'static str, message: impl Into<String>) -> Self {
-        Self::Unprocessable {
-            code,
-            message: message.into(),
-        }
+        Self::Unprocessable { code, message: message.into() }
     }
 
     fn status_and_code(&self) -> (StatusCode, &'static str) {
@@ -108,32 +99,16 @@ impl From<SeckillError> for ApiError {
     fn from(err: SeckillError) -> Self {
         let message = err.to_string();
         match err {
-            SeckillError::SoldOut => Self::Conflict {
-                code: "sold_out",
-                message,
-            },
-            SeckillError::AlreadyBought => Self::Conflict {
-                code: "already_bought",
-                message,
-            },
-            SeckillError::NotStarted => Self::Conflict {
-                code: "sale_not_started",
-                message,
-            },
-            SeckillError::Ended => Self::Conflict {
-                code: "sale_ended",
-                message,
-            },
-            SeckillError::UnknownVoucher => Self::NotFound {
-                code: "voucher_not_found",
-                message,
-            },
+            SeckillError::SoldOut => Self::Conflict { code: "sold_out", message },
+            SeckillError::AlreadyBought => Self::Conflict { code: "already_bought", message },
+            SeckillError::NotStarted => Self::Conflict { code: "sale_not_started", message },
+            SeckillError::Ended => Self::Conflict { code: "sale_ended", message },
+            SeckillError::UnknownVoucher => Self::NotFound { code: "voucher_not_found", message },
             SeckillError::QueueUnavailable(cause) => {
                 tracing::warn!(error = %cause, "order not queued; reservation released");
                 Self::Unavailable {
                     code: "order_queue_unavailable",
-                    message: "orders cannot be queued right now; nothing was reserved, try again"
-                        .into(),
+                    message: "orders cannot be queued right now; nothing was reserved, try again".into(),
                 }
             }
             SeckillError::Redis(e) => unavailable_redis(e),
@@ -172,10 +147,7 @@ impl From<OrderError> for ApiError {
 
 fn unavailable_redis(err: redis::RedisError) -> ApiError {
     tracing::error!(error = %err, "redis error");
-    ApiError::Unavailable {
-        code: "cache_unavailable",
-        message: "the cache is unavailable; try again".into(),
-    }
+    ApiError::Unavailable { code: "cache_unavailable", message: "the cache is unavailable; try again".into() }
 }
 
 impl From<validator::ValidationErrors> for ApiError {
@@ -198,10 +170,7 @@ impl From<validator::ValidationErrors> for ApiError {
             })
             .collect();
         fields.sort();
-        Self::unprocessable(
-            "validation_failed",
-            format!("invalid fields: {}", fields.join("; ")),
-        )
+        Self::unprocessable("validation_failed", format!("invalid fields: {}", fields.join("; ")))
     }
 }
 
@@ -212,9 +181,33 @@ pub async fn not_found() -> ApiError {
 
 /// Fallback for a known path with the wrong method.
 pub async fn method_not_allowed() -> Response {
-    let body = ErrorBody {
-        code: "method_not_allowed",
-        message: "method not allowed on this route".into(),
-    };
+    let body = ErrorBody { code: "method_not_allowed", message: "method not allowed on this route".into() };
     (StatusCode::METHOD_NOT_ALLOWED, Json(body)).into_response()
+}
+
+/// Error responses shared by the routes, for the OpenAPI document.
+pub mod doc {
+    use super::ErrorBody;
+
+    /// 400 malformed JSON or path, 422 invalid values, 503 dependency down.
+    #[derive(utoipa::IntoResponses)]
+    pub enum InputErrors {
+        /// Malformed JSON, wrong content type or malformed path (`invalid_body`, `invalid_path`).
+        #[response(status = 400)]
+        BadRequest(ErrorBody),
+        /// Values that break a rule (`validation_failed`, `invalid_body`, ...).
+        #[response(status = 422)]
+        Unprocessable(ErrorBody),
+        /// A dependency is unavailable (`cache_unavailable`, ...).
+        #[response(status = 503)]
+        Unavailable(ErrorBody),
+    }
+
+    /// 401 without a valid bearer token.
+    #[derive(utoipa::IntoResponses)]
+    pub enum AuthErrors {
+        /// No or invalid bearer token (`unauthorized`).
+        #[response(status = 401)]
+        Unauthorized(ErrorBody),
+    }
 }

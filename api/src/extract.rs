@@ -26,14 +26,11 @@ where
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
-        let axum::Json(value) = axum::Json::<T>::from_request(req, state).await.map_err(
-            |rejection| match rejection {
-                JsonRejection::JsonDataError(e) => {
-                    ApiError::unprocessable("invalid_body", e.body_text())
-                }
+        let axum::Json(value) =
+            axum::Json::<T>::from_request(req, state).await.map_err(|rejection| match rejection {
+                JsonRejection::JsonDataError(e) => ApiError::unprocessable("invalid_body", e.body_text()),
                 other => ApiError::bad_request("invalid_body", other.body_text()),
-            },
-        )?;
+            })?;
         value.validate()?;
         Ok(Self(value))
     }
@@ -51,10 +48,7 @@ impl<S: Send + Sync> FromRequestParts<S> for PathId {
             .map_err(|e| ApiError::bad_request("invalid_path", e.body_text()))?;
         match raw.parse::<u64>() {
             Ok(id) if id > 0 && raw.bytes().all(|b| b.is_ascii_digit()) => Ok(Self(id)),
-            _ => Err(ApiError::bad_request(
-                "invalid_path",
-                format!("{raw:?} is not a valid id"),
-            )),
+            _ => Err(ApiError::bad_request("invalid_path", format!("{raw:?} is not a valid id"))),
         }
     }
 }
@@ -62,10 +56,7 @@ impl<S: Send + Sync> FromRequestParts<S> for PathId {
 fn bearer(parts: &Parts) -> Option<&str> {
     let value = parts.headers.get(AUTHORIZATION)?.to_str().ok()?;
     let (scheme, token) = value.split_once(' ')?;
-    scheme
-        .eq_ignore_ascii_case("bearer")
-        .then(|| token.trim())
-        .filter(|t| !t.is_empty())
+    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim()).filter(|t| !t.is_empty())
 }
 
 /// The logged-in user, from `Authorization: Bearer <token>`; 401 otherwise.
@@ -81,11 +72,7 @@ where
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
         let token = bearer(parts).ok_or(ApiError::Unauthorized)?;
         let state = AppState::from_ref(state);
-        let session = state
-            .auth
-            .authenticate(token)
-            .await?
-            .ok_or(ApiError::Unauthorized)?;
+        let session = state.auth.authenticate(token).await?.ok_or(ApiError::Unauthorized)?;
         Ok(Self(session))
     }
 }
@@ -104,10 +91,7 @@ where
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
         let token = bearer(parts).ok_or(ApiError::Unauthorized)?;
         let state = AppState::from_ref(state);
-        if constant_time_eq(
-            token.as_bytes(),
-            state.settings.auth.admin_token.expose().as_bytes(),
-        ) {
+        if constant_time_eq(token.as_bytes(), state.settings.auth.admin_token.expose().as_bytes()) {
             return Ok(Self);
         }
         match state.auth.authenticate(token).await? {

@@ -1,10 +1,15 @@
 //! CityHub's HTTP API: login, admin voucher creation, the seckill endpoint and
 //! order reads. Handlers are thin: they parse and validate input, call the
 //! rules in `cityhub_core`, and map the outcome to JSON.
+//!
+//! Every route is documented: the OpenAPI document is served at
+//! `/openapi.json` (Swagger UI at `/docs`) and is built from the same
+//! declarations as the router.
 #![forbid(unsafe_code)]
 
 pub mod error;
 pub mod extract;
+mod http_metrics;
 pub mod routes;
 pub mod state;
 
@@ -15,6 +20,7 @@ use axum::Router;
 use tokio::net::TcpListener;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::trace::TraceLayer;
+use utoipa_swagger_ui::SwaggerUi;
 
 pub use error::ApiError;
 pub use state::AppState;
@@ -22,11 +28,18 @@ pub use state::AppState;
 /// The header that carries a request's id, in and out.
 pub const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
+/// The OpenAPI document of every route.
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    routes::router().split_for_parts().1
+}
+
 /// The whole router with its middleware.
 pub fn router(state: AppState) -> Router {
-    routes::router()
+    let (api, doc) = routes::router().split_for_parts();
+    api.merge(SwaggerUi::new("/docs").url("/openapi.json", doc))
         .fallback(error::not_found)
         .method_not_allowed_fallback(error::method_not_allowed)
+        .layer(axum::middleware::from_fn(http_metrics::track))
         .with_state(state)
         .layer(
             tower::ServiceBuilder::new()
@@ -47,7 +60,5 @@ pub async fn run(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     tracing::info!(addr = %listener.local_addr()?, "cityhub-api listening");
-    axum::serve(listener, router(state))
-        .with_graceful_shutdown(shutdown)
-        .await
+    axum::serve(listener, router(state)).with_graceful_shutdown(shutdown).await
 }

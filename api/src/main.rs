@@ -14,12 +14,7 @@ async fn main() -> anyhow::Result<()> {
         .await
         .with_context(|| format!("bind {}", settings.http.addr))?;
     let state = AppState::build(settings, mq.client()).await?;
-    cityhub_api::run(
-        listener,
-        state.clone(),
-        cityhub_core::shutdown::shutdown_signal(),
-    )
-    .await?;
+    cityhub_api::run(listener, state.clone(), cityhub_core::shutdown::shutdown_signal()).await?;
     state.close().await;
     mq.shutdown().await;
     Ok(())

@@ -12,6 +12,7 @@ use cityhub_core::mq::publisher::{BatchConfig, BatchPublisher};
 use cityhub_core::mq::{ClientRuntime, DefaultMQProducer};
 use cityhub_core::seckill::Seckill;
 use cityhub_core::vouchers::Vouchers;
+use metrics_exporter_prometheus::PrometheusHandle;
 use sqlx::MySqlPool;
 
 #[derive(Clone)]
@@ -22,6 +23,7 @@ pub struct AppState {
     pub auth: Auth,
     pub vouchers: Vouchers,
     pub seckill: Arc<Seckill>,
+    pub metrics: PrometheusHandle,
     producer: DefaultMQProducer,
     _lease: Arc<Option<NodeLease>>,
 }
@@ -31,31 +33,20 @@ impl AppState {
     /// A broker that is down does not stop the API from starting: `/readyz`
     /// reports it and seckill answers 503 until it is back.
     pub async fn build(settings: Settings, mq: Arc<ClientRuntime>) -> anyhow::Result<Self> {
-        let db = cityhub_core::db::connect(&settings.database)
-            .await
-            .context("connect to MySQL")?;
-        let kv = Kv::connect(&settings.redis)
-            .await
-            .context("connect to Redis")?;
+        // First, so the series registered below are recorded.
+        let metrics = cityhub_core::metrics::install();
+        let db = cityhub_core::db::connect(&settings.database).await.context("connect to MySQL")?;
+        let kv = Kv::connect(&settings.redis).await.context("connect to Redis")?;
         let lease = match settings.ids.node_id {
             Some(_) => None,
-            None => Some(
-                NodeLease::acquire(&kv)
-                    .await
-                    .context("lease an order-id node")?,
-            ),
+            None => Some(NodeLease::acquire(&kv).await.context("lease an order-id node")?),
         };
-        let node = settings
-            .ids
-            .node_id
-            .or(lease.as_ref().map(|l| l.node))
-            .unwrap_or_default();
+        let node = settings.ids.node_id.or(lease.as_ref().map(|l| l.node)).unwrap_or_default();
         tracing::info!(node, "order ids issued as node {node}");
 
-        let producer =
-            cityhub_core::mq::start_producer(&mq, &settings.mq, &settings.mq.producer_group)
-                .await
-                .context("start RocketMQ producer")?;
+        let producer = cityhub_core::mq::start_producer(&mq, &settings.mq, &settings.mq.producer_group)
+            .await
+            .context("start RocketMQ producer")?;
         let topic = &settings.mq.order_topic;
         match tokio::time::timeout(
             Duration::from_secs(5),
@@ -70,11 +61,7 @@ impl AppState {
             }
         }
 
-        let publisher = BatchPublisher::spawn(
-            producer.clone(),
-            topic.clone(),
-            BatchConfig::from(&settings.mq),
-        );
+        let publisher = BatchPublisher::spawn(producer.clone(), topic.clone(), BatchConfig::from(&settings.mq));
         let vouchers = Vouchers::new(db.clone(), kv.clone());
         let seckill = Seckill::new(
             kv.clone(),
@@ -84,6 +71,7 @@ impl AppState {
             Duration::from_secs(settings.orders.pending_ttl_secs),
         );
         Ok(Self {
+            metrics,
             auth: Auth::new(db.clone(), kv.clone(), &settings.auth),
             settings: Arc::new(settings),
             db,

@@ -1,13 +1,17 @@
-//! `cityhub`: operator commands that work on the same settings as the
-//! binaries (`CITYHUB__*`, `config/cityhub.toml`).
+//! `cityhub`: operator commands on the same settings as the binaries
+//! (`CITYHUB__*`, `config/cityhub.toml`).
 //!
 //! - `cityhub migrate`: create the database if missing and apply migrations.
-//! - `cityhub demo`: create a demo shop and a seckill voucher, print their ids.
+//! - `cityhub demo`: a demo shop and a seckill voucher on sale now.
+//! - `cityhub users`: N shoppers with tokens, as a CSV for JMeter.
+//! - `cityhub flash-sale`: a stampede at a running API, then invariant checks.
+//! - `cityhub bench`: the benchmark suite, written to `BENCHMARKS.md`.
+
+use std::path::PathBuf;
 
 use anyhow::Context;
-use chrono::{Duration, Utc};
+use cityhub_cli::{bench, demo, flash_sale, users};
 use cityhub_core::config::Settings;
-use cityhub_core::vouchers::{NewSeckillVoucher, Vouchers};
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
@@ -22,14 +26,27 @@ enum Command {
     /// Create the database if missing and apply pending migrations.
     Migrate,
     /// Create a demo shop and a seckill voucher that is on sale now.
-    Demo {
-        /// Units for sale.
-        #[arg(long, default_value_t = 100)]
-        stock: u32,
-        /// Minutes the sale lasts.
-        #[arg(long, default_value_t = 120)]
-        minutes: i64,
+    Demo(demo::Args),
+    /// Create shoppers with tokens and write `user_id,token` lines.
+    Users {
+        #[arg(long, default_value_t = 200)]
+        count: usize,
+        #[arg(long, default_value = "jmeter/users.csv")]
+        csv: PathBuf,
+        /// First phone number suffix (vary it for fresh users).
+        #[arg(long, default_value_t = 0)]
+        offset: u64,
     },
+    /// Fire a seckill stampede at a running API and check the invariants.
+    FlashSale {
+        #[command(flatten)]
+        plan: flash_sale::Plan,
+        /// Also write the report as JSON here.
+        #[arg(long)]
+        json: Option<PathBuf>,
+    },
+    /// Run the benchmarks and write BENCHMARKS.md and BENCHMARKS.json.
+    Bench(bench::Args),
 }
 
 #[tokio::main]
@@ -38,44 +55,31 @@ async fn main() -> anyhow::Result<()> {
     let mut settings = Settings::load().context("load settings")?;
     settings.log.filter = "warn".into();
     cityhub_core::telemetry::init(&settings.log);
-    settings.database.migrate = true;
-    let db = cityhub_core::db::connect(&settings.database)
-        .await
-        .context("connect to MySQL")?;
     match cli.command {
-        Command::Migrate => println!("migrations applied"),
-        Command::Demo { stock, minutes } => {
-            let kv = cityhub_core::kv::Kv::connect(&settings.redis)
-                .await
-                .context("connect to Redis")?;
-            let shop_id = sqlx::query("INSERT INTO shops (name, address, avg_price, score, open_hours) VALUES (?, ?, ?, ?, ?)")
-                .bind("CityHub Demo Noodles")
-                .bind("1 Demo Street")
-                .bind(3500u64)
-                .bind(47u32)
-                .bind("10:00-22:00")
-                .execute(&db)
-                .await?
-                .last_insert_id();
-            let now = Utc::now();
-            let voucher = Vouchers::new(db, kv)
-                .create_seckill(NewSeckillVoucher {
-                    shop_id,
-                    title: "100 off 150".into(),
-                    sub_title: "weekday lunch".into(),
-                    rules: "one per customer".into(),
-                    pay_value: 10_000,
-                    actual_value: 15_000,
-                    stock,
-                    begin_time: now,
-                    end_time: now + Duration::minutes(minutes),
-                })
-                .await?;
-            println!(
-                "{}",
-                serde_json::json!({ "shop_id": shop_id, "voucher_id": voucher.id, "stock": stock, "end_time": voucher.end_time })
-            );
+        Command::Migrate => {
+            settings.database.migrate = true;
+            cityhub_core::db::connect(&settings.database).await.context("connect to MySQL")?;
+            println!("migrations applied");
         }
+        Command::Demo(args) => demo::run(&settings, &args).await?,
+        Command::Users { count, csv, offset } => {
+            let db = cityhub_core::db::connect(&settings.database).await?;
+            let kv = cityhub_core::kv::Kv::connect(&settings.redis).await?;
+            let users = users::create(&cityhub_core::auth::Auth::new(db, kv, &settings.auth), offset, count).await?;
+            users::write_csv(&csv, &users)?;
+            println!("{count} users written to {}", csv.display());
+        }
+        Command::FlashSale { plan, json } => {
+            let report = flash_sale::run(&settings, &plan).await?;
+            flash_sale::print(&report);
+            if let Some(path) = json {
+                std::fs::write(&path, serde_json::to_vec_pretty(&report)?)?;
+            }
+            if !report.passed() {
+                std::process::exit(1);
+            }
+        }
+        Command::Bench(args) => bench::run(&settings, &args).await?,
     }
     Ok(())
 }

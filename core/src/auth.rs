@@ -108,26 +108,15 @@ impl Auth {
     /// business (development logs it; there is no SMS gateway).
     pub async fn send_code(&self, phone: &Phone) -> Result<String, AuthError> {
         let code = format!("{:06}", rand::rng().random_range(0..1_000_000));
-        let _: () = self
-            .kv
-            .conn()
-            .set_ex(
-                self.kv.keys.login_code(phone.as_str()),
-                &code,
-                self.code_ttl.as_secs(),
-            )
-            .await?;
+        let _: () =
+            self.kv.conn().set_ex(self.kv.keys.login_code(phone.as_str()), &code, self.code_ttl.as_secs()).await?;
         Ok(code)
     }
 
     /// Consumes the code and, if it matched, logs the user in (creating them
     /// on first login).
     pub async fn login(&self, phone: &Phone, code: &str) -> Result<Issued, AuthError> {
-        let stored: Option<String> = self
-            .kv
-            .conn()
-            .get_del(self.kv.keys.login_code(phone.as_str()))
-            .await?;
+        let stored: Option<String> = self.kv.conn().get_del(self.kv.keys.login_code(phone.as_str())).await?;
         if stored.as_deref() != Some(code) {
             return Err(AuthError::InvalidCode);
         }
@@ -139,21 +128,49 @@ impl Auth {
     pub async fn register(&self, phone: &Phone) -> Result<Session, AuthError> {
         sqlx::query("INSERT IGNORE INTO users (phone, nick_name) VALUES (?, ?)")
             .bind(phone.as_str())
-            .bind(format!(
-                "user_{}",
-                &phone.as_str()[phone.as_str().len().saturating_sub(4)..]
-            ))
+            .bind(format!("user_{}", &phone.as_str()[phone.as_str().len().saturating_sub(4)..]))
             .execute(&self.db)
             .await?;
-        let (user_id, role): (u64, String) =
-            sqlx::query_as("SELECT id, role FROM users WHERE phone = ?")
-                .bind(phone.as_str())
-                .fetch_one(&self.db)
-                .await?;
-        Ok(Session {
-            user_id,
-            role: Role::from_column(&role),
-        })
+        let (user_id, role): (u64, String) = sqlx::query_as("SELECT id, role FROM users WHERE phone = ?")
+            .bind(phone.as_str())
+            .fetch_one(&self.db)
+            .await?;
+        Ok(Session { user_id, role: Role::from_column(&role) })
+    }
+
+    /// Finds or creates a user for every phone and issues each a token, in
+    /// bulk (for load tests and demos); the result follows `phones`' order.
+    pub async fn issue_many(&self, phones: &[Phone]) -> Result<Vec<Issued>, AuthError> {
+        let mut issued = Vec::with_capacity(phones.len());
+        for chunk in phones.chunks(1000) {
+            let mut insert = sqlx::QueryBuilder::<sqlx::MySql>::new("INSERT IGNORE INTO users (phone) ");
+            insert.push_values(chunk, |mut row, phone| {
+                row.push_bind(phone.as_str());
+            });
+            insert.build().execute(&self.db).await?;
+            let mut select =
+                sqlx::QueryBuilder::<sqlx::MySql>::new("SELECT phone, id, role FROM users WHERE phone IN (");
+            let mut list = select.separated(", ");
+            for phone in chunk {
+                list.push_bind(phone.as_str());
+            }
+            select.push(")");
+            let rows: Vec<(String, u64, String)> = select.build_query_as().fetch_all(&self.db).await?;
+            let by_phone: std::collections::HashMap<String, Session> = rows
+                .into_iter()
+                .map(|(phone, user_id, role)| (phone, Session { user_id, role: Role::from_column(&role) }))
+                .collect();
+            let mut pipe = redis::pipe();
+            for phone in chunk {
+                let session = by_phone[phone.as_str()];
+                let token = hex::encode(rand::random::<[u8; 24]>());
+                pipe.set_ex(self.kv.keys.session(&token), serde_json::to_string(&session)?, self.token_ttl.as_secs())
+                    .ignore();
+                issued.push(Issued { token, session, expires_in: self.token_ttl });
+            }
+            let _: () = pipe.query_async(&mut self.kv.conn()).await?;
+        }
+        Ok(issued)
     }
 
     /// Issues a new bearer token for `session`.
@@ -162,17 +179,9 @@ impl Auth {
         let _: () = self
             .kv
             .conn()
-            .set_ex(
-                self.kv.keys.session(&token),
-                serde_json::to_string(&session)?,
-                self.token_ttl.as_secs(),
-            )
+            .set_ex(self.kv.keys.session(&token), serde_json::to_string(&session)?, self.token_ttl.as_secs())
             .await?;
-        Ok(Issued {
-            token,
-            session,
-            expires_in: self.token_ttl,
-        })
+        Ok(Issued { token, session, expires_in: self.token_ttl })
     }
 
     /// The session behind `token`, renewing its TTL; `None` if unknown or expired.
@@ -180,17 +189,9 @@ impl Auth {
         if token.is_empty() || token.len() > 128 {
             return Ok(None);
         }
-        let raw: Option<String> = self
-            .kv
-            .conn()
-            .get_ex(
-                self.kv.keys.session(token),
-                redis::Expiry::EX(self.token_ttl.as_secs()),
-            )
-            .await?;
-        raw.map(|r| serde_json::from_str(&r))
-            .transpose()
-            .map_err(Into::into)
+        let raw: Option<String> =
+            self.kv.conn().get_ex(self.kv.keys.session(token), redis::Expiry::EX(self.token_ttl.as_secs())).await?;
+        raw.map(|r| serde_json::from_str(&r)).transpose().map_err(Into::into)
     }
 }
 
@@ -202,14 +203,7 @@ mod tests {
     fn phones_are_digits_with_an_optional_plus() {
         assert!(Phone::parse("13800138000").is_some());
         assert!(Phone::parse("+4915112345678").is_some());
-        for bad in [
-            "",
-            "12345",
-            "1380013800a",
-            "+",
-            "1234567890123456",
-            "138 0013 8000",
-        ] {
+        for bad in ["", "12345", "1380013800a", "+", "1234567890123456", "138 0013 8000"] {
             assert!(Phone::parse(bad).is_none(), "{bad:?}");
         }
     }

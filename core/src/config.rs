@@ -6,13 +6,14 @@
 //! the local stack. [`Settings::validate`] runs at start-up; secrets never
 //! appear in `Debug` output.
 
+use std::collections::HashMap;
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
 /// The whole configuration of both binaries.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct Settings {
     pub http: HttpSettings,
     pub database: DatabaseSettings,
@@ -26,14 +27,14 @@ pub struct Settings {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct HttpSettings {
     /// Address the API listens on. Default `127.0.0.1:8080`.
     pub addr: String,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct DatabaseSettings {
     /// MySQL/MariaDB URL. Default `mysql://root@127.0.0.1:3306/cityhub`.
     pub url: Secret,
@@ -45,7 +46,7 @@ pub struct DatabaseSettings {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct RedisSettings {
     /// Default `redis://127.0.0.1:6379`.
     pub url: Secret,
@@ -54,7 +55,7 @@ pub struct RedisSettings {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct MqSettings {
     /// RocketMQ name server. Default `127.0.0.1:9876`.
     pub namesrv_addr: String,
@@ -79,7 +80,7 @@ pub struct MqSettings {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct AuthSettings {
     /// Lifetime of a login token, renewed on use. Default 7200 s.
     pub token_ttl_secs: u64,
@@ -91,14 +92,14 @@ pub struct AuthSettings {
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct IdSettings {
     /// Fixed node id (0..=1023) for order ids. Default: leased from Redis.
     pub node_id: Option<u16>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct OrderSettings {
     /// How long an accepted order stays visible as `queued` before the worker
     /// stores it. Default 86400 s.
@@ -106,15 +107,17 @@ pub struct OrderSettings {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct WorkerSettings {
     /// Attempts at a batch on transient database errors before the messages
     /// go back to the broker for a later retry. Default 5.
     pub db_attempts: u32,
+    /// Where the worker serves `/metrics` and `/healthz`. Default `127.0.0.1:9091`.
+    pub metrics_addr: String,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct LogSettings {
     /// `pretty` (default) or `json`.
     pub format: String,
@@ -124,28 +127,19 @@ pub struct LogSettings {
 
 impl Default for HttpSettings {
     fn default() -> Self {
-        Self {
-            addr: "127.0.0.1:8080".into(),
-        }
+        Self { addr: "127.0.0.1:8080".into() }
     }
 }
 
 impl Default for DatabaseSettings {
     fn default() -> Self {
-        Self {
-            url: Secret::new("mysql://root@127.0.0.1:3306/cityhub"),
-            max_connections: 16,
-            migrate: true,
-        }
+        Self { url: Secret::new("mysql://root@127.0.0.1:3306/cityhub"), max_connections: 16, migrate: true }
     }
 }
 
 impl Default for RedisSettings {
     fn default() -> Self {
-        Self {
-            url: Secret::new("redis://127.0.0.1:6379"),
-            key_prefix: "cityhub:".into(),
-        }
+        Self { url: Secret::new("redis://127.0.0.1:6379"), key_prefix: "cityhub:".into() }
     }
 }
 
@@ -168,34 +162,25 @@ impl Default for MqSettings {
 
 impl Default for AuthSettings {
     fn default() -> Self {
-        Self {
-            token_ttl_secs: 7200,
-            code_ttl_secs: 300,
-            admin_token: Secret::new("dev-admin-token"),
-        }
+        Self { token_ttl_secs: 7200, code_ttl_secs: 300, admin_token: Secret::new("dev-admin-token") }
     }
 }
 
 impl Default for OrderSettings {
     fn default() -> Self {
-        Self {
-            pending_ttl_secs: 86_400,
-        }
+        Self { pending_ttl_secs: 86_400 }
     }
 }
 
 impl Default for WorkerSettings {
     fn default() -> Self {
-        Self { db_attempts: 5 }
+        Self { db_attempts: 5, metrics_addr: "127.0.0.1:9091".into() }
     }
 }
 
 impl Default for LogSettings {
     fn default() -> Self {
-        Self {
-            format: "pretty".into(),
-            filter: "info".into(),
-        }
+        Self { format: "pretty".into(), filter: "info".into() }
     }
 }
 
@@ -211,16 +196,43 @@ pub enum ConfigError {
 impl Settings {
     /// Defaults, then the settings file, then `CITYHUB__*` variables; validated.
     pub fn load() -> Result<Self, ConfigError> {
+        Self::layered(None)
+    }
+
+    /// As [`Settings::load`], with `vars` in place of the process environment
+    /// (used to check deployment files against what the binaries accept).
+    pub fn from_vars(vars: HashMap<String, String>) -> Result<Self, ConfigError> {
+        Self::layered(Some(vars.into_iter().collect()))
+    }
+
+    /// These settings as `CITYHUB__*` variables (the inverse of
+    /// [`Settings::from_vars`]), e.g. to start a binary with them.
+    pub fn to_vars(&self) -> HashMap<String, String> {
+        let mut vars = HashMap::new();
+        let tree = serde_json::to_value(self).expect("settings serialize");
+        for (section, fields) in tree.as_object().into_iter().flatten() {
+            for (key, value) in fields.as_object().into_iter().flatten() {
+                let value = match value {
+                    serde_json::Value::Null => continue,
+                    serde_json::Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                vars.insert(format!("CITYHUB__{}__{}", section.to_uppercase(), key.to_uppercase()), value);
+            }
+        }
+        vars
+    }
+
+    fn layered(vars: Option<config::Map<String, String>>) -> Result<Self, ConfigError> {
         let file = std::env::var("CITYHUB_CONFIG").unwrap_or_else(|_| "config/cityhub.toml".into());
         let settings: Settings = config::Config::builder()
-            .add_source(
-                config::File::with_name(&file).required(std::env::var("CITYHUB_CONFIG").is_ok()),
-            )
+            .add_source(config::File::with_name(&file).required(std::env::var("CITYHUB_CONFIG").is_ok()))
             .add_source(
                 config::Environment::with_prefix("CITYHUB")
                     .prefix_separator("__")
                     .separator("__")
-                    .try_parsing(true),
+                    .try_parsing(true)
+                    .source(vars),
             )
             .build()?
             .try_deserialize()?;
@@ -230,12 +242,7 @@ impl Settings {
 
     /// Checks what serde cannot: ranges and non-empty values.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        let invalid = |field, reason: &str| {
-            Err(ConfigError::Invalid {
-                field,
-                reason: reason.into(),
-            })
-        };
+        let invalid = |field, reason: &str| Err(ConfigError::Invalid { field, reason: reason.into() });
         if self.database.max_connections == 0 {
             return invalid("database.max_connections", "must be at least 1");
         }
@@ -249,10 +256,7 @@ impl Settings {
             return invalid("mq.batch_max", "must be 1..=1024");
         }
         if self.mq.batch_in_flight == 0 || self.mq.consume_batch_max == 0 {
-            return invalid(
-                "mq.batch_in_flight / mq.consume_batch_max",
-                "must be positive",
-            );
+            return invalid("mq.batch_in_flight / mq.consume_batch_max", "must be positive");
         }
         if matches!(self.ids.node_id, Some(n) if n > crate::ids::MAX_NODE) {
             return invalid("ids.node_id", "must be 0..=1023");
@@ -301,15 +305,28 @@ mod tests {
     }
 
     #[test]
+    fn environment_variables_override_defaults_and_typos_are_refused() {
+        let vars = |pairs: &[(&str, &str)]| pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let s = Settings::from_vars(vars(&[("CITYHUB__MQ__BATCH_MAX", "64"), ("CITYHUB__REDIS__KEY_PREFIX", "x:")]))
+            .unwrap();
+        assert_eq!((s.mq.batch_max, s.redis.key_prefix.as_str()), (64, "x:"));
+        assert!(Settings::from_vars(vars(&[("CITYHUB__DATABASE__URI", "mysql://x")])).is_err());
+        assert!(Settings::from_vars(vars(&[("CITYHUB__MQ__BATCH_MAX", "0")])).is_err());
+    }
+
+    #[test]
+    fn settings_survive_a_round_trip_through_variables() {
+        let mut s = Settings::default();
+        s.mq.order_topic = "t1".into();
+        s.ids.node_id = Some(9);
+        let back = Settings::from_vars(s.to_vars()).unwrap();
+        assert_eq!(serde_json::to_value(&back).unwrap(), serde_json::to_value(&s).unwrap());
+    }
+
+    #[test]
     fn out_of_range_node_id_is_rejected() {
         let mut s = Settings::default();
         s.ids.node_id = Some(4096);
-        assert!(matches!(
-            s.validate(),
-            Err(ConfigError::Invalid {
-                field: "ids.node_id",
-                ..
-            })
-        ));
+        assert!(matches!(s.validate(), Err(ConfigError::Invalid { field: "ids.node_id", .. })));
     }
 }

@@ -36,13 +36,10 @@ async fn create_database_if_missing(options: &MySqlConnectOptions) -> Result<(),
         return Ok(());
     };
     if !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-        return Err(sqlx::Error::Configuration(
-            format!("unsupported database name {name:?}").into(),
-        ));
+        return Err(sqlx::Error::Configuration(format!("unsupported database name {name:?}").into()));
     }
     let mut conn = options.clone().database("").connect().await?;
-    conn.execute(format!("CREATE DATABASE IF NOT EXISTS `{name}` CHARACTER SET utf8mb4").as_str())
-        .await?;
+    conn.execute(format!("CREATE DATABASE IF NOT EXISTS `{name}` CHARACTER SET utf8mb4").as_str()).await?;
     Ok(())
 }
 
@@ -50,14 +47,9 @@ async fn create_database_if_missing(options: &MySqlConnectOptions) -> Result<(),
 /// and lock-wait timeouts.
 pub fn is_transient(err: &sqlx::Error) -> bool {
     match err {
-        sqlx::Error::Io(_)
-        | sqlx::Error::PoolTimedOut
-        | sqlx::Error::PoolClosed
-        | sqlx::Error::Protocol(_) => true,
+        sqlx::Error::Io(_) | sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Protocol(_) => true,
         sqlx::Error::Database(db) => {
-            let number = db
-                .try_downcast_ref::<sqlx::mysql::MySqlDatabaseError>()
-                .map(|e| e.number());
+            let number = db.try_downcast_ref::<sqlx::mysql::MySqlDatabaseError>().map(|e| e.number());
             // 1205 lock wait timeout, 1213 deadlock, 2006/2013 server gone / lost.
             matches!(number, Some(1205 | 1213 | 2006 | 2013))
         }
@@ -75,9 +67,6 @@ pub fn violated_unique_key(err: &sqlx::Error) -> Option<String> {
     }
     // MySQL: "Duplicate entry '7-3' for key 'uk_orders_user_voucher'" (MariaDB omits the table name).
     let msg = db.message();
-    let key = msg
-        .rsplit("for key ")
-        .next()?
-        .trim_matches(|c| c == '\'' || c == '`');
+    let key = msg.rsplit("for key ").next()?.trim_matches(|c| c == '\'' || c == '`');
     Some(key.rsplit('.').next().unwrap_or(key).to_owned())
 }

@@ -37,10 +37,7 @@ pub struct OrderIds {
 impl OrderIds {
     pub fn new(node: u16) -> Self {
         assert!(node <= MAX_NODE, "node id out of range");
-        Self {
-            node,
-            state: Mutex::new((0, 0)),
-        }
+        Self { node, state: Mutex::new((0, 0)) }
     }
 
     pub fn node(&self) -> u16 {
@@ -102,10 +99,7 @@ impl NodeLease {
                 return Ok(Self { node, renewer });
             }
         }
-        Err(redis::RedisError::from((
-            redis::ErrorKind::Client,
-            "all 1024 order-id node slots are leased",
-        )))
+        Err(redis::RedisError::from((redis::ErrorKind::Client, "all 1024 order-id node slots are leased")))
     }
 }
 
@@ -117,8 +111,7 @@ async fn renew(kv: Kv, key: String, owner: String) {
         let held: redis::RedisResult<Option<String>> = conn.get(&key).await;
         match held {
             Ok(Some(v)) if v == owner => {
-                let _: redis::RedisResult<bool> =
-                    conn.pexpire(&key, LEASE_TTL.as_millis() as i64).await;
+                let _: redis::RedisResult<bool> = conn.pexpire(&key, LEASE_TTL.as_millis() as i64).await;
             }
             Ok(_) => {
                 tracing::error!(%key, "order-id node lease lost; ids may collide with another instance")

@@ -14,6 +14,7 @@ pub mod config;
 pub mod db;
 pub mod ids;
 pub mod kv;
+pub mod metrics;
 pub mod mq;
 pub mod orders;
 pub mod seckill;
@@ -26,8 +27,5 @@ pub mod testkit;
 
 /// Milliseconds since the Unix epoch, from the local clock.
 pub fn now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as u64)
-        .unwrap_or(0)
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
 }

@@ -52,6 +52,10 @@ pub enum SeckillError {
     Redis(#[from] redis::RedisError),
 }
 
+/// Every outcome label [`Seckill::attempt`] records.
+pub const OUTCOMES: [&str; 8] =
+    ["accepted", "sold_out", "already_bought", "not_started", "ended", "unknown_voucher", "publish_failed", "error"];
+
 impl SeckillError {
     /// A stable label for metrics and logs.
     pub fn outcome(&self) -> &'static str {
@@ -84,17 +88,27 @@ impl Seckill {
         publisher: BatchPublisher,
         pending_ttl: Duration,
     ) -> Self {
-        Self {
-            kv,
-            vouchers,
-            ids,
-            publisher,
-            pending_ttl,
+        for outcome in OUTCOMES {
+            metrics::counter!(crate::metrics::SECKILL_REQUESTS, "outcome" => outcome).increment(0);
         }
+        Self { kv, vouchers, ids, publisher, pending_ttl }
     }
 
-    /// Tries to win voucher `voucher_id` for `user_id` (see the module doc).
+    /// Tries to win voucher `voucher_id` for `user_id` (see the module doc),
+    /// counting the outcome in `cityhub_seckill_requests_total`.
     pub async fn attempt(
+        &self,
+        user_id: u64,
+        voucher_id: u64,
+        request_id: Option<String>,
+    ) -> Result<Accepted, SeckillError> {
+        let outcome = self.decide(user_id, voucher_id, request_id).await;
+        let label = outcome.as_ref().map_or_else(SeckillError::outcome, |_| "accepted");
+        metrics::counter!(crate::metrics::SECKILL_REQUESTS, "outcome" => label).increment(1);
+        outcome
+    }
+
+    async fn decide(
         &self,
         user_id: u64,
         voucher_id: u64,
@@ -127,15 +141,9 @@ impl Seckill {
         let body = serde_json::to_vec(&message).expect("order message serializes");
         let pending_key = self.kv.keys.pending_order(order_id);
         let mut conn = self.kv.conn();
-        let mark_pending = conn.set_ex::<_, _, ()>(
-            &pending_key,
-            format!("{user_id}:{voucher_id}"),
-            self.pending_ttl.as_secs(),
-        );
-        let (marked, published) = tokio::join!(
-            mark_pending,
-            self.publisher.publish(order_id.to_string(), body)
-        );
+        let mark_pending =
+            conn.set_ex::<_, _, ()>(&pending_key, format!("{user_id}:{voucher_id}"), self.pending_ttl.as_secs());
+        let (marked, published) = tokio::join!(mark_pending, self.publisher.publish(order_id.to_string(), body));
         if let Err(err) = marked {
             tracing::warn!(order_id, error = %err, "cannot mark order as queued");
         }

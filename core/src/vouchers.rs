@@ -81,16 +81,12 @@ impl Vouchers {
     }
 
     /// Creates the voucher and its seckill part and preloads Redis.
-    pub async fn create_seckill(
-        &self,
-        new: NewSeckillVoucher,
-    ) -> Result<SeckillVoucher, VoucherError> {
+    pub async fn create_seckill(&self, new: NewSeckillVoucher) -> Result<SeckillVoucher, VoucherError> {
         let mut tx = self.db.begin().await?;
-        let shop: Option<(u64,)> =
-            sqlx::query_as("SELECT id FROM shops WHERE id = ? LOCK IN SHARE MODE")
-                .bind(new.shop_id)
-                .fetch_optional(&mut *tx)
-                .await?;
+        let shop: Option<(u64,)> = sqlx::query_as("SELECT id FROM shops WHERE id = ? LOCK IN SHARE MODE")
+            .bind(new.shop_id)
+            .fetch_optional(&mut *tx)
+            .await?;
         if shop.is_none() {
             return Err(VoucherError::UnknownShop(new.shop_id));
         }
@@ -118,14 +114,8 @@ impl Vouchers {
         .await?;
         self.preload(id, &new).await?;
         if let Err(err) = tx.commit().await {
-            let _: Result<(), _> = self
-                .kv
-                .conn()
-                .del(&[
-                    self.kv.keys.seckill_voucher(id),
-                    self.kv.keys.seckill_buyers(id),
-                ])
-                .await;
+            let _: Result<(), _> =
+                self.kv.conn().del(&[self.kv.keys.seckill_voucher(id), self.kv.keys.seckill_buyers(id)]).await;
             return Err(err.into());
         }
         self.meta.invalidate(&id).await;
@@ -166,11 +156,7 @@ impl Vouchers {
     pub async fn meta(&self, id: u64) -> Result<Option<Arc<VoucherMeta>>, Arc<redis::RedisError>> {
         self.meta
             .try_get_with(id, async {
-                let pay: Option<u64> = self
-                    .kv
-                    .conn()
-                    .hget(self.kv.keys.seckill_voucher(id), "pay_value")
-                    .await?;
+                let pay: Option<u64> = self.kv.conn().hget(self.kv.keys.seckill_voucher(id), "pay_value").await?;
                 Ok(pay.map(|pay_value| Arc::new(VoucherMeta { id, pay_value })))
             })
             .await

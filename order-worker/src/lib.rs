@@ -3,6 +3,7 @@
 //! reconciler) join it in later releases.
 #![forbid(unsafe_code)]
 
+pub mod ops;
 pub mod orders;
 
 use std::sync::Arc;
@@ -16,6 +17,29 @@ use sqlx::MySqlPool;
 
 pub use orders::{OrderHandler, WorkerStats};
 
+/// Connects MySQL and Redis, serves `/metrics` on `worker.metrics_addr` and
+/// consumes orders until `shutdown` resolves; then finishes in-flight batches.
+pub async fn run(
+    settings: Settings,
+    mq: &Arc<ClientRuntime>,
+    shutdown: impl std::future::Future<Output = ()>,
+) -> anyhow::Result<()> {
+    let metrics = cityhub_core::metrics::install();
+    let db = cityhub_core::db::connect(&settings.database).await.context("connect to MySQL")?;
+    let kv = Kv::connect(&settings.redis).await.context("connect to Redis")?;
+    let ops = tokio::net::TcpListener::bind(&settings.worker.metrics_addr)
+        .await
+        .with_context(|| format!("bind {}", settings.worker.metrics_addr))?;
+    let worker = Worker::start(&settings, mq, db.clone(), kv).await?;
+    let stop = tokio_util::sync::CancellationToken::new();
+    let ops = tokio::spawn(ops::serve(ops, metrics, db, stop.clone().cancelled_owned()));
+    shutdown.await;
+    worker.shutdown().await;
+    stop.cancel();
+    ops.await?.context("ops server")?;
+    Ok(())
+}
+
 /// The running worker.
 pub struct Worker {
     consumer: Consumer,
@@ -24,25 +48,13 @@ pub struct Worker {
 
 impl Worker {
     /// Makes sure the order topic exists, then starts consuming it.
-    pub async fn start(
-        settings: &Settings,
-        mq: &Arc<ClientRuntime>,
-        db: MySqlPool,
-        kv: Kv,
-    ) -> anyhow::Result<Self> {
-        let producer = cityhub_core::mq::start_producer(
-            mq,
-            &settings.mq,
-            &format!("{}_admin", settings.mq.order_consumer_group),
-        )
-        .await
-        .context("start topic admin producer")?;
-        if let Err(err) = cityhub_core::mq::ensure_topic(
-            &producer,
-            &settings.mq.order_topic,
-            settings.mq.topic_queues,
-        )
-        .await
+    pub async fn start(settings: &Settings, mq: &Arc<ClientRuntime>, db: MySqlPool, kv: Kv) -> anyhow::Result<Self> {
+        let producer =
+            cityhub_core::mq::start_producer(mq, &settings.mq, &format!("{}_admin", settings.mq.order_consumer_group))
+                .await
+                .context("start topic admin producer")?;
+        if let Err(err) =
+            cityhub_core::mq::ensure_topic(&producer, &settings.mq.order_topic, settings.mq.topic_queues).await
         {
             tracing::warn!(error = %err, topic = %settings.mq.order_topic, "cannot create order topic; relying on auto-creation");
         }
@@ -50,21 +62,11 @@ impl Worker {
         producer.shutdown().await;
 
         let stats = Arc::new(WorkerStats::default());
-        let handler = Arc::new(OrderHandler::new(
-            db,
-            kv,
-            Arc::clone(&stats),
-            settings.worker.db_attempts,
-        ));
-        let consumer = Consumer::start(
-            mq,
-            &settings.mq,
-            &settings.mq.order_consumer_group,
-            &settings.mq.order_topic,
-            handler,
-        )
-        .await
-        .context("start order consumer")?;
+        let handler = Arc::new(OrderHandler::new(db, kv, Arc::clone(&stats), settings.worker.db_attempts));
+        let consumer =
+            Consumer::start(mq, &settings.mq, &settings.mq.order_consumer_group, &settings.mq.order_topic, handler)
+                .await
+                .context("start order consumer")?;
         tracing::info!(topic = %settings.mq.order_topic, group = %settings.mq.order_consumer_group, "order worker consuming");
         Ok(Self { consumer, stats })
     }

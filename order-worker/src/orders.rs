@@ -14,6 +14,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use cityhub_core::kv::{scripts, Kv};
+use cityhub_core::metrics as m;
 use cityhub_core::mq::consumer::{Ack, BatchHandler, Delivery};
 use cityhub_core::mq::parked::park;
 use cityhub_core::orders::store::{store_batch, StoreError, Stored};
@@ -36,13 +37,25 @@ pub struct WorkerStats {
 
 impl WorkerStats {
     fn add(&self, stored: &Stored) {
-        self.stored
-            .fetch_add(stored.inserted as u64, Ordering::Relaxed);
-        self.redelivered
-            .fetch_add(stored.duplicates as u64, Ordering::Relaxed);
-        metrics::counter!("cityhub_consumer_orders_stored_total").increment(stored.inserted as u64);
-        metrics::counter!("cityhub_consumer_redelivered_total").increment(stored.duplicates as u64);
+        self.stored.fetch_add(stored.inserted as u64, Ordering::Relaxed);
+        self.redelivered.fetch_add(stored.duplicates as u64, Ordering::Relaxed);
+        messages("stored").increment(stored.inserted as u64);
+        messages("redelivered").increment(stored.duplicates as u64);
     }
+
+    fn parked(&self) {
+        self.parked.fetch_add(1, Ordering::Relaxed);
+        messages("parked").increment(1);
+    }
+
+    fn retried(&self) {
+        self.retried_batches.fetch_add(1, Ordering::Relaxed);
+        metrics::counter!(m::CONSUMER_RETRIED_BATCHES, "topic" => "orders").increment(1);
+    }
+}
+
+fn messages(result: &'static str) -> metrics::Counter {
+    metrics::counter!(m::CONSUMER_MESSAGES, "topic" => "orders", "result" => result)
 }
 
 /// Stores order messages; see the module doc.
@@ -58,12 +71,11 @@ struct Transient;
 
 impl OrderHandler {
     pub fn new(db: MySqlPool, kv: Kv, stats: Arc<WorkerStats>, attempts: u32) -> Self {
-        Self {
-            db,
-            kv,
-            stats,
-            attempts: attempts.max(1),
+        for result in ["stored", "redelivered", "parked"] {
+            messages(result).increment(0);
         }
+        metrics::counter!(m::CONSUMER_RETRIED_BATCHES, "topic" => "orders").increment(0);
+        Self { db, kv, stats, attempts: attempts.max(1) }
     }
 
     async fn park(&self, delivery: &Delivery, reason: &str) -> Result<(), Transient> {
@@ -71,15 +83,12 @@ impl OrderHandler {
             tracing::error!(error = %err, "cannot park message");
             Transient
         })?;
-        self.stats.parked.fetch_add(1, Ordering::Relaxed);
+        self.stats.parked();
         Ok(())
     }
 
     /// Stores `orders`, retrying transient errors with exponential backoff.
-    async fn store_with_retry(
-        &self,
-        orders: &[OrderMessage],
-    ) -> Result<Result<Stored, StoreError>, Transient> {
+    async fn store_with_retry(&self, orders: &[OrderMessage]) -> Result<Result<Stored, StoreError>, Transient> {
         let mut delay = Duration::from_millis(50);
         for attempt in 1..=self.attempts {
             match store_batch(&self.db, orders).await {
@@ -101,29 +110,18 @@ impl OrderHandler {
         for delivery in &batch {
             match serde_json::from_slice::<OrderMessage>(&delivery.body) {
                 Ok(order) => parsed.push((delivery, order)),
-                Err(err) => {
-                    self.park(delivery, &format!("unparsable order message: {err}"))
-                        .await?
-                }
+                Err(err) => self.park(delivery, &format!("unparsable order message: {err}")).await?,
             }
         }
 
-        let confirmations = join_all(
-            parsed
-                .iter()
-                .map(|(_, o)| scripts::confirm(&self.kv, o.voucher_id, o.user_id, o.order_id)),
-        )
-        .await;
+        let confirmations =
+            join_all(parsed.iter().map(|(_, o)| scripts::confirm(&self.kv, o.voucher_id, o.user_id, o.order_id))).await;
         let mut confirmed = Vec::with_capacity(parsed.len());
         for ((delivery, order), confirmation) in parsed.into_iter().zip(confirmations) {
             match confirmation {
                 Ok(true) => confirmed.push((delivery, order)),
                 Ok(false) => {
-                    self.park(
-                        delivery,
-                        "revoked: the reservation was released before the order was stored",
-                    )
-                    .await?
+                    self.park(delivery, "revoked: the reservation was released before the order was stored").await?
                 }
                 Err(err) => {
                     tracing::warn!(error = %err, "cannot confirm reservation");
@@ -137,10 +135,10 @@ impl OrderHandler {
             Ok(stored) => {
                 self.stats.add(&stored);
                 for order in &orders {
-                    tracing::debug!(
+                    tracing::info!(
                         order_id = order.order_id,
                         request_id = order.request_id.as_deref().unwrap_or("-"),
-                        "order stored"
+                        "order in MySQL"
                     );
                 }
                 Ok(())
@@ -161,12 +159,15 @@ impl OrderHandler {
 
 impl BatchHandler for OrderHandler {
     async fn handle(&self, batch: Vec<Delivery>) -> Ack {
-        match self.process(batch).await {
+        let started = std::time::Instant::now();
+        let ack = match self.process(batch).await {
             Ok(()) => Ack::Done,
             Err(Transient) => {
-                self.stats.retried_batches.fetch_add(1, Ordering::Relaxed);
+                self.stats.retried();
                 Ack::Retry
             }
-        }
+        };
+        metrics::histogram!(m::CONSUMER_BATCH_DURATION, "topic" => "orders").record(started.elapsed().as_secs_f64());
+        ack
     }
 }

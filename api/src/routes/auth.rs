@@ -1,52 +1,54 @@
 //! `POST /auth/code`, `POST /auth/login`, `GET /users/me`.
 
 use axum::extract::State;
-use axum::routing::{get, post};
-use axum::{Json, Router};
+use axum::Json;
 use cityhub_core::auth::{is_login_code, Phone, Role};
 use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 use validator::{Validate, ValidationError};
 
+use crate::error::doc::{AuthErrors, InputErrors};
 use crate::error::ApiError;
 use crate::extract::{CurrentUser, ValidJson};
 use crate::state::AppState;
 
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/auth/code", post(send_code))
-        .route("/auth/login", post(login))
-        .route("/users/me", get(me))
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(send_code)).routes(routes!(login)).routes(routes!(me))
 }
 
 fn valid_phone(raw: &str) -> Result<(), ValidationError> {
-    Phone::parse(raw).map(|_| ()).ok_or_else(|| {
-        ValidationError::new("phone")
-            .with_message("must be an optional + and 6 to 15 digits".into())
-    })
+    Phone::parse(raw)
+        .map(|_| ())
+        .ok_or_else(|| ValidationError::new("phone").with_message("must be an optional + and 6 to 15 digits".into()))
 }
 
 fn valid_code(raw: &str) -> Result<(), ValidationError> {
-    is_login_code(raw)
-        .then_some(())
-        .ok_or_else(|| ValidationError::new("code").with_message("must be 6 digits".into()))
+    is_login_code(raw).then_some(()).ok_or_else(|| ValidationError::new("code").with_message("must be 6 digits".into()))
 }
 
-#[derive(Debug, Deserialize, Validate)]
+#[derive(Debug, Deserialize, Validate, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CodeRequest {
+    /// An optional `+` and 6 to 15 digits.
     #[validate(custom(function = "valid_phone"))]
+    #[schema(example = "13800138000", pattern = r"^\+?[0-9]{6,15}$")]
     pub phone: String,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
 pub struct CodeSent {
     pub sent: bool,
+    /// Seconds the code stays valid.
     pub expires_in: u64,
 }
 
 /// Creates a login code. There is no SMS gateway: the code is written to the
 /// server log.
-#[tracing::instrument(skip_all, err)]
+#[utoipa::path(post, path = "/auth/code", tag = "auth", request_body = CodeRequest,
+    responses((status = 200, description = "Code created", body = CodeSent), InputErrors))]
+#[tracing::instrument(skip_all)]
 async fn send_code(
     State(state): State<AppState>,
     ValidJson(req): ValidJson<CodeRequest>,
@@ -54,31 +56,36 @@ async fn send_code(
     let phone = Phone::parse(&req.phone).expect("validated");
     let code = state.auth.send_code(&phone).await?;
     tracing::info!(phone = %phone.as_str(), %code, "login code (development: no SMS is sent)");
-    Ok(Json(CodeSent {
-        sent: true,
-        expires_in: state.auth.code_ttl().as_secs(),
-    }))
+    Ok(Json(CodeSent { sent: true, expires_in: state.auth.code_ttl().as_secs() }))
 }
 
-#[derive(Debug, Deserialize, Validate)]
+#[derive(Debug, Deserialize, Validate, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LoginRequest {
     #[validate(custom(function = "valid_phone"))]
+    #[schema(example = "13800138000", pattern = r"^\+?[0-9]{6,15}$")]
     pub phone: String,
+    /// The six digits from `POST /auth/code`.
     #[validate(custom(function = "valid_code"))]
+    #[schema(example = "123456", pattern = "^[0-9]{6}$")]
     pub code: String,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
 pub struct LoginResponse {
+    /// Send as `Authorization: Bearer <token>`.
     pub token: String,
     pub user_id: String,
+    #[schema(value_type = String, example = "shopper")]
     pub role: Role,
+    /// Seconds; renewed on every use.
     pub expires_in: u64,
 }
 
 /// Exchanges phone + code for a bearer token. The code is used up either way.
-#[tracing::instrument(skip_all, err)]
+#[utoipa::path(post, path = "/auth/login", tag = "auth", request_body = LoginRequest,
+    responses((status = 200, description = "Logged in", body = LoginResponse), InputErrors))]
+#[tracing::instrument(skip_all)]
 async fn login(
     State(state): State<AppState>,
     ValidJson(req): ValidJson<LoginRequest>,
@@ -93,15 +100,17 @@ async fn login(
     }))
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
 pub struct Me {
     pub user_id: String,
+    #[schema(value_type = String, example = "shopper")]
     pub role: Role,
 }
 
+/// The caller.
+#[utoipa::path(get, path = "/users/me", tag = "auth", security(("bearer" = [])),
+    responses((status = 200, description = "The logged-in user", body = Me), AuthErrors,
+        (status = 503, description = "Dependency unavailable", body = crate::error::ErrorBody)))]
 async fn me(CurrentUser(session): CurrentUser) -> Json<Me> {
-    Json(Me {
-        user_id: session.user_id.to_string(),
-        role: session.role,
-    })
+    Json(Me { user_id: session.user_id.to_string(), role: session.role })
 }

@@ -1,39 +1,45 @@
-//! `GET /healthz` (the process is alive) and `GET /readyz` (MySQL, Redis and
-//! RocketMQ answer; 503 with the failing checks otherwise).
+//! Operations: `GET /healthz` (the process is alive), `GET /readyz` (MySQL,
+//! Redis and RocketMQ answer; 503 with the failing checks otherwise) and
+//! `GET /metrics` (Prometheus text format).
 
 use std::time::Duration;
 
 use axum::extract::State;
-use axum::http::StatusCode;
-use axum::routing::get;
-use axum::{Json, Router};
+use axum::http::{header, StatusCode};
+use axum::response::IntoResponse;
+use axum::Json;
 use serde::Serialize;
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use crate::state::AppState;
 
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/healthz", get(healthz))
-        .route("/readyz", get(readyz))
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(healthz)).routes(routes!(readyz)).routes(routes!(metrics))
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
 pub struct Health {
+    #[schema(example = "ok")]
     pub status: &'static str,
 }
 
+/// The process is alive.
+#[utoipa::path(get, path = "/healthz", tag = "operations", responses((status = 200, body = Health)))]
 async fn healthz() -> Json<Health> {
     Json(Health { status: "ok" })
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
 pub struct Checks {
     pub mysql: bool,
     pub redis: bool,
     pub rocketmq: bool,
 }
 
-#[derive(Debug, Serialize)]
+/// The error shape plus the result of each check.
+#[derive(Debug, Serialize, ToSchema)]
 pub struct Readiness {
     /// `ready`, or `not_ready` on 503.
     pub code: &'static str,
@@ -43,48 +49,32 @@ pub struct Readiness {
 
 const CHECK_TIMEOUT: Duration = Duration::from_secs(2);
 
+/// MySQL, Redis and RocketMQ (the order topic's route) all answer.
+#[utoipa::path(get, path = "/readyz", tag = "operations", responses(
+    (status = 200, description = "Ready", body = Readiness),
+    (status = 503, description = "A dependency does not answer", body = Readiness)))]
 async fn readyz(State(state): State<AppState>) -> (StatusCode, Json<Readiness>) {
     let mysql = async {
-        matches!(
-            tokio::time::timeout(CHECK_TIMEOUT, sqlx::query("SELECT 1").execute(&state.db)).await,
-            Ok(Ok(_))
-        )
+        let ping = sqlx::query("SELECT 1").execute(&state.db);
+        matches!(tokio::time::timeout(CHECK_TIMEOUT, ping).await, Ok(Ok(_)))
     };
-    let redis = async {
-        matches!(
-            tokio::time::timeout(CHECK_TIMEOUT, state.kv.ping()).await,
-            Ok(Ok(()))
-        )
-    };
-    let rocketmq = cityhub_core::mq::topic_reachable(
-        state.producer(),
-        &state.settings.mq.order_topic,
-        CHECK_TIMEOUT,
-    );
+    let redis = async { matches!(tokio::time::timeout(CHECK_TIMEOUT, state.kv.ping()).await, Ok(Ok(()))) };
+    let rocketmq = cityhub_core::mq::topic_reachable(state.producer(), &state.settings.mq.order_topic, CHECK_TIMEOUT);
     let (mysql, redis, rocketmq) = tokio::join!(mysql, redis, rocketmq);
-    let checks = Checks {
-        mysql,
-        redis,
-        rocketmq,
-    };
+    let checks = Checks { mysql, redis, rocketmq };
     if mysql && redis && rocketmq {
-        (
-            StatusCode::OK,
-            Json(Readiness {
-                code: "ready",
-                message: "all dependencies answer".into(),
-                checks,
-            }),
-        )
+        (StatusCode::OK, Json(Readiness { code: "ready", message: "all dependencies answer".into(), checks }))
     } else {
         let message = "a dependency does not answer; see checks".into();
-        (
-            StatusCode::SERVICE_UNAVAILABLE,
-            Json(Readiness {
-                code: "not_ready",
-                message,
-                checks,
-            }),
-        )
+        (StatusCode::SERVICE_UNAVAILABLE, Json(Readiness { code: "not_ready", message, checks }))
     }
+}
+
+/// Prometheus metrics of this process.
+#[utoipa::path(get, path = "/metrics", tag = "operations",
+    responses((status = 200, description = "Prometheus text format", body = String, content_type = "text/plain")))]
+async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
+    cityhub_core::metrics::record_pool(&state.db);
+    let body = cityhub_core::metrics::render(&state.metrics);
+    ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], body)
 }

@@ -1,16 +1,48 @@
-//! One module per resource, each with its own `router()`.
+//! One module per resource, each with its own `router()`. Every route is
+//! registered through `utoipa_axum::routes!`, so the OpenAPI document and
+//! the router come from the same declarations.
 
 mod auth;
 mod health;
 mod orders;
 mod vouchers;
 
-use axum::Router;
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::{Modify, OpenApi};
+use utoipa_axum::router::OpenApiRouter;
 
+use crate::error::ErrorBody;
 use crate::state::AppState;
 
-pub fn router() -> Router<AppState> {
-    Router::new()
+#[derive(OpenApi)]
+#[openapi(
+    info(title = "CityHub API", description = "Flash-sale coupons: login, vouchers, seckill, orders."),
+    components(schemas(ErrorBody)),
+    modifiers(&BearerAuth),
+    tags(
+        (name = "auth", description = "Phone-code login"),
+        (name = "vouchers", description = "Seckill vouchers"),
+        (name = "orders", description = "The caller's orders"),
+        (name = "operations", description = "Health, readiness, metrics"),
+    )
+)]
+struct ApiDoc;
+
+struct BearerAuth;
+
+impl Modify for BearerAuth {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "bearer",
+            SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build()),
+        );
+    }
+}
+
+/// Every documented route, with the document they make.
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::with_openapi(ApiDoc::openapi())
         .merge(auth::router())
         .merge(vouchers::router())
         .merge(orders::router())

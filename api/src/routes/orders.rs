@@ -1,21 +1,24 @@
 //! `GET /orders/{id}`: the caller's own order; anyone else's is 404.
 
 use axum::extract::State;
-use axum::routing::get;
-use axum::{Json, Router};
+use axum::Json;
 use chrono::{DateTime, Utc};
 use cityhub_core::orders::{find_for_user, OrderView};
 use serde::Serialize;
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
-use crate::error::ApiError;
+use crate::error::doc::AuthErrors;
+use crate::error::{ApiError, ErrorBody};
 use crate::extract::{CurrentUser, PathId};
 use crate::state::AppState;
 
-pub fn router() -> Router<AppState> {
-    Router::new().route("/orders/{id}", get(show))
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(show))
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
 pub struct OrderResponse {
     pub order_id: String,
     pub voucher_id: String,
@@ -37,7 +40,16 @@ impl From<OrderView> for OrderResponse {
     }
 }
 
-#[tracing::instrument(skip_all, fields(order_id = id), err)]
+/// One of the caller's orders.
+#[utoipa::path(get, path = "/orders/{id}", tag = "orders", security(("bearer" = [])),
+    params(("id" = u64, Path, minimum = 1, description = "Order id")),
+    responses(
+        (status = 200, description = "The order", body = OrderResponse),
+        (status = 400, description = "Malformed id (`invalid_path`)", body = ErrorBody),
+        AuthErrors,
+        (status = 404, description = "No such order of the caller (`order_not_found`)", body = ErrorBody),
+        (status = 503, description = "A dependency is unavailable", body = ErrorBody)))]
+#[tracing::instrument(skip_all, fields(order_id = id))]
 async fn show(
     CurrentUser(user): CurrentUser,
     PathId(id): PathId,

@@ -3,43 +3,53 @@
 
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
-use axum::routing::post;
-use axum::{Json, Router};
+use axum::Json;
 use chrono::{DateTime, Utc};
 use cityhub_core::vouchers::{NewSeckillVoucher, SeckillVoucher};
 use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 use validator::{Validate, ValidationError};
 
-use crate::error::ApiError;
+use crate::error::doc::{AuthErrors, InputErrors};
+use crate::error::{ApiError, ErrorBody};
 use crate::extract::{Admin, CurrentUser, PathId, ValidJson};
 use crate::state::AppState;
 
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/admin/vouchers", post(create))
-        .route("/vouchers/{id}/seckill", post(seckill))
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(create)).routes(routes!(seckill))
 }
 
 /// Money is in cents; times are RFC 3339.
-#[derive(Debug, Deserialize, Validate)]
+#[derive(Debug, Deserialize, Validate, ToSchema)]
 #[serde(deny_unknown_fields)]
 #[validate(schema(function = "consistent"))]
 pub struct CreateSeckillVoucher {
     #[validate(range(min = 1, max = 9_007_199_254_740_991_u64))]
+    #[schema(minimum = 1, maximum = 9_007_199_254_740_991_u64)]
     pub shop_id: u64,
     #[validate(length(min = 1, max = 255))]
+    #[schema(min_length = 1, max_length = 255)]
     pub title: String,
     #[serde(default)]
     #[validate(length(max = 255))]
+    #[schema(max_length = 255)]
     pub sub_title: String,
     #[serde(default)]
     #[validate(length(max = 1024))]
+    #[schema(max_length = 1024)]
     pub rules: String,
+    /// Cents; at most `actual_value`.
     #[validate(range(min = 1, max = 1_000_000_000_u64))]
+    #[schema(minimum = 1, maximum = 1_000_000_000_u64)]
     pub pay_value: u64,
+    /// Cents.
     #[validate(range(min = 1, max = 1_000_000_000_u64))]
+    #[schema(minimum = 1, maximum = 1_000_000_000_u64)]
     pub actual_value: u64,
     #[validate(range(min = 1, max = 10_000_000_u32))]
+    #[schema(minimum = 1, maximum = 10_000_000)]
     pub stock: u32,
     pub begin_time: DateTime<Utc>,
     pub end_time: DateTime<Utc>,
@@ -47,23 +57,18 @@ pub struct CreateSeckillVoucher {
 
 fn consistent(v: &CreateSeckillVoucher) -> Result<(), ValidationError> {
     if v.end_time <= v.begin_time {
-        return Err(
-            ValidationError::new("window").with_message("end_time must be after begin_time".into())
-        );
+        return Err(ValidationError::new("window").with_message("end_time must be after begin_time".into()));
     }
     if v.end_time <= Utc::now() {
-        return Err(
-            ValidationError::new("window").with_message("end_time must be in the future".into())
-        );
+        return Err(ValidationError::new("window").with_message("end_time must be in the future".into()));
     }
     if v.pay_value > v.actual_value {
-        return Err(ValidationError::new("value")
-            .with_message("pay_value must not exceed actual_value".into()));
+        return Err(ValidationError::new("value").with_message("pay_value must not exceed actual_value".into()));
     }
     Ok(())
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
 pub struct VoucherResponse {
     pub id: String,
     pub shop_id: String,
@@ -94,7 +99,12 @@ impl From<SeckillVoucher> for VoucherResponse {
     }
 }
 
-#[tracing::instrument(skip_all, err)]
+/// Creates a seckill voucher and preloads its stock and sale window into Redis.
+#[utoipa::path(post, path = "/admin/vouchers", tag = "vouchers", request_body = CreateSeckillVoucher,
+    security(("bearer" = [])),
+    responses((status = 201, description = "Created", body = VoucherResponse), AuthErrors,
+        (status = 403, description = "Not an admin (`forbidden`)", body = ErrorBody), InputErrors))]
+#[tracing::instrument(skip_all)]
 async fn create(
     _: Admin,
     State(state): State<AppState>,
@@ -114,15 +124,11 @@ async fn create(
             end_time: req.end_time,
         })
         .await?;
-    tracing::info!(
-        voucher_id = created.id,
-        stock = created.stock,
-        "seckill voucher created"
-    );
+    tracing::info!(voucher_id = created.id, stock = created.stock, "seckill voucher created");
     Ok((StatusCode::CREATED, Json(created.into())))
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
 pub struct SeckillAccepted {
     /// A 64-bit id, as a string so JavaScript clients keep every digit.
     pub order_id: String,
@@ -130,6 +136,17 @@ pub struct SeckillAccepted {
     pub status: &'static str,
 }
 
+/// Tries to win one unit of a seckill voucher. Decided at once in Redis; the
+/// order is then stored asynchronously.
+#[utoipa::path(post, path = "/vouchers/{id}/seckill", tag = "vouchers", security(("bearer" = [])),
+    params(("id" = u64, Path, minimum = 1, description = "Voucher id")),
+    responses(
+        (status = 202, description = "Won: the order is queued", body = SeckillAccepted),
+        (status = 400, description = "Malformed id (`invalid_path`)", body = ErrorBody),
+        AuthErrors,
+        (status = 404, description = "No such seckill voucher (`voucher_not_found`)", body = ErrorBody),
+        (status = 409, description = "`sold_out`, `already_bought`, `sale_not_started` or `sale_ended`", body = ErrorBody),
+        (status = 503, description = "The order queue or cache is unavailable; nothing was reserved", body = ErrorBody)))]
 #[tracing::instrument(skip_all, fields(voucher_id = id, user_id = user.user_id))]
 async fn seckill(
     CurrentUser(user): CurrentUser,
@@ -137,21 +154,7 @@ async fn seckill(
     State(state): State<AppState>,
     headers: HeaderMap,
 ) -> Result<(StatusCode, Json<SeckillAccepted>), ApiError> {
-    let request_id = headers
-        .get(crate::REQUEST_ID)
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_owned);
-    let outcome = state.seckill.attempt(user.user_id, id, request_id).await;
-    let label = outcome
-        .as_ref()
-        .map_or_else(|e| e.outcome(), |_| "accepted");
-    metrics::counter!("cityhub_seckill_requests_total", "outcome" => label).increment(1);
-    let accepted = outcome?;
-    Ok((
-        StatusCode::ACCEPTED,
-        Json(SeckillAccepted {
-            order_id: accepted.order_id.to_string(),
-            status: "queued",
-        }),
-    ))
+    let request_id = headers.get(crate::REQUEST_ID).and_then(|v| v.to_str().ok()).map(str::to_owned);
+    let accepted = state.seckill.attempt(user.user_id, id, request_id).await?;
+    Ok((StatusCode::ACCEPTED, Json(SeckillAccepted { order_id: accepted.order_id.to_string(), status: "queued" })))
 }

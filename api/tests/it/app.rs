@@ -48,15 +48,9 @@ impl TestApp {
         let db = env.db().await;
         let kv = env.kv().await;
         let mq = mq_client();
-        let state = AppState::build(env.settings.clone(), mq.clone())
-            .await
-            .expect("app state");
+        let state = AppState::build(env.settings.clone(), mq.clone()).await.expect("app state");
         let worker = if opts.worker {
-            Some(
-                Worker::start(&env.settings, &mq, db.clone(), kv.clone())
-                    .await
-                    .expect("worker"),
-            )
+            Some(Worker::start(&env.settings, &mq, db.clone(), kv.clone()).await.expect("worker"))
         } else {
             None
         };
@@ -66,9 +60,7 @@ impl TestApp {
         let server = tokio::spawn({
             let (state, stop) = (state.clone(), stop.clone());
             async move {
-                cityhub_api::run(listener, state, async move { stop.cancelled().await })
-                    .await
-                    .unwrap();
+                cityhub_api::run(listener, state, async move { stop.cancelled().await }).await.unwrap();
             }
         });
         Self {
@@ -90,20 +82,9 @@ impl TestApp {
 
     /// Logs in through the HTTP API (reading the code where the server stored it).
     pub async fn login(&self, phone: &str) -> (u64, String) {
-        let r = self
-            .http
-            .post(self.url("/auth/code"))
-            .json(&json!({ "phone": phone }))
-            .send()
-            .await
-            .unwrap();
+        let r = self.http.post(self.url("/auth/code")).json(&json!({ "phone": phone })).send().await.unwrap();
         assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
-        let code: String = self
-            .kv
-            .conn()
-            .get(self.kv.keys.login_code(phone))
-            .await
-            .unwrap();
+        let code: String = self.kv.conn().get(self.kv.keys.login_code(phone)).await.unwrap();
         let r = self
             .http
             .post(self.url("/auth/login"))
@@ -113,10 +94,7 @@ impl TestApp {
             .unwrap();
         assert_eq!(r.status(), 200);
         let body: Value = r.json().await.unwrap();
-        (
-            body["user_id"].as_str().unwrap().parse().unwrap(),
-            body["token"].as_str().unwrap().to_owned(),
-        )
+        (body["user_id"].as_str().unwrap().parse().unwrap(), body["token"].as_str().unwrap().to_owned())
     }
 
     /// `n` users with tokens, made directly through the auth rules (fast).
@@ -125,21 +103,14 @@ impl TestApp {
         let mut out = Vec::with_capacity(n);
         for i in 0..n {
             let phone = Phone::parse(&format!("1390000{i:04}")).unwrap();
-            let issued = auth
-                .issue(auth.register(&phone).await.unwrap())
-                .await
-                .unwrap();
+            let issued = auth.issue(auth.register(&phone).await.unwrap()).await.unwrap();
             out.push((issued.session.user_id, issued.token));
         }
         out
     }
 
     pub async fn shop(&self) -> u64 {
-        sqlx::query("INSERT INTO shops (name) VALUES ('test shop')")
-            .execute(&self.db)
-            .await
-            .unwrap()
-            .last_insert_id()
+        sqlx::query("INSERT INTO shops (name) VALUES ('test shop')").execute(&self.db).await.unwrap().last_insert_id()
     }
 
     pub fn admin_token(&self) -> String {
@@ -164,11 +135,7 @@ impl TestApp {
             .await
             .unwrap();
         assert_eq!(r.status(), 201, "{}", r.text().await.unwrap());
-        r.json::<Value>().await.unwrap()["id"]
-            .as_str()
-            .unwrap()
-            .parse()
-            .unwrap()
+        r.json::<Value>().await.unwrap()["id"].as_str().unwrap().parse().unwrap()
     }
 
     /// A voucher on sale now for an hour.
@@ -177,24 +144,13 @@ impl TestApp {
     }
 
     pub async fn seckill(&self, token: &str, voucher: impl std::fmt::Display) -> (u16, Value) {
-        let r = self
-            .http
-            .post(self.url(&format!("/vouchers/{voucher}/seckill")))
-            .bearer_auth(token)
-            .send()
-            .await
-            .unwrap();
+        let r =
+            self.http.post(self.url(&format!("/vouchers/{voucher}/seckill"))).bearer_auth(token).send().await.unwrap();
         (r.status().as_u16(), r.json().await.unwrap_or(Value::Null))
     }
 
     pub async fn get_order(&self, token: &str, order: impl std::fmt::Display) -> (u16, Value) {
-        let r = self
-            .http
-            .get(self.url(&format!("/orders/{order}")))
-            .bearer_auth(token)
-            .send()
-            .await
-            .unwrap();
+        let r = self.http.get(self.url(&format!("/orders/{order}"))).bearer_auth(token).send().await.unwrap();
         (r.status().as_u16(), r.json().await.unwrap_or(Value::Null))
     }
 
@@ -227,19 +183,11 @@ impl TestApp {
     }
 
     pub async fn redis_stock(&self, voucher: u64) -> i64 {
-        self.kv
-            .conn()
-            .hget(self.kv.keys.seckill_voucher(voucher), "stock")
-            .await
-            .unwrap()
+        self.kv.conn().hget(self.kv.keys.seckill_voucher(voucher), "stock").await.unwrap()
     }
 
     pub async fn buyers(&self, voucher: u64) -> std::collections::HashMap<u64, String> {
-        self.kv
-            .conn()
-            .hgetall(self.kv.keys.seckill_buyers(voucher))
-            .await
-            .unwrap()
+        self.kv.conn().hgetall(self.kv.keys.seckill_buyers(voucher)).await.unwrap()
     }
 
     pub async fn shutdown(mut self) {

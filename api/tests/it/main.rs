@@ -5,6 +5,10 @@
 mod app;
 
 mod auth;
+mod compose;
+mod fuzz;
+mod metrics;
+mod openapi;
 mod orders;
 mod seckill;
 mod vouchers;

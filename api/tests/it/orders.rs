@@ -32,10 +32,8 @@ async fn a_stored_order_shows_its_status_to_its_owner_only() {
     let order = body["order_id"].as_str().unwrap().to_owned();
 
     assert!(
-        eventually(Duration::from_secs(60), || async {
-            app.get_order(owner, &order).await.1["status"] == "unpaid"
-        })
-        .await,
+        eventually(Duration::from_secs(60), || async { app.get_order(owner, &order).await.1["status"] == "unpaid" })
+            .await,
         "order never reached MySQL"
     );
     let (_, body) = app.get_order(owner, &order).await;
@@ -43,20 +41,12 @@ async fn a_stored_order_shows_its_status_to_its_owner_only() {
     assert_eq!(body["order_id"], order);
 
     let (status, body) = app.get_order(other, &order).await;
-    assert_eq!(
-        (status, body["code"].as_str()),
-        (404, Some("order_not_found"))
-    );
+    assert_eq!((status, body["code"].as_str()), (404, Some("order_not_found")));
     let (status, _) = app.get_order(owner, 123_456_789).await;
     assert_eq!(status, 404);
     let (status, body) = app.get_order(owner, "12ab").await;
     assert_eq!((status, body["code"].as_str()), (400, Some("invalid_path")));
-    let r = app
-        .http
-        .get(app.url(&format!("/orders/{order}")))
-        .send()
-        .await
-        .unwrap();
+    let r = app.http.get(app.url(&format!("/orders/{order}"))).send().await.unwrap();
     assert_eq!(r.status(), 401);
     app.shutdown().await;
 }

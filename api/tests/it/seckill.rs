@@ -22,40 +22,25 @@ async fn a_stampede_of_200_users_on_50_units_sells_exactly_50_and_everything_agr
         .filter(|(status, _)| *status == 202)
         .map(|(_, body)| body["order_id"].as_str().unwrap().parse().unwrap())
         .collect();
-    let sold_out = answers
-        .iter()
-        .filter(|(s, b)| *s == 409 && b["code"] == "sold_out")
-        .count();
+    let sold_out = answers.iter().filter(|(s, b)| *s == 409 && b["code"] == "sold_out").count();
     assert_eq!(accepted.len(), 50, "answers: {answers:?}");
     assert_eq!(sold_out, 150, "every other request is a clean sold-out");
 
     assert_eq!(app.wait_for_orders(voucher, 50, DRAIN).await, 50);
-    let stored: Vec<(u64, u64)> =
-        sqlx::query_as("SELECT id, user_id FROM orders WHERE voucher_id = ?")
-            .bind(voucher)
-            .fetch_all(&app.db)
-            .await
-            .unwrap();
+    let stored: Vec<(u64, u64)> = sqlx::query_as("SELECT id, user_id FROM orders WHERE voucher_id = ?")
+        .bind(voucher)
+        .fetch_all(&app.db)
+        .await
+        .unwrap();
     let stored_ids: HashSet<u64> = stored.iter().map(|(id, _)| *id).collect();
     let stored_users: HashSet<u64> = stored.iter().map(|(_, u)| *u).collect();
-    assert_eq!(
-        stored_ids,
-        accepted.iter().copied().collect(),
-        "exactly the accepted orders are stored"
-    );
+    assert_eq!(stored_ids, accepted.iter().copied().collect(), "exactly the accepted orders are stored");
     assert_eq!(stored_users.len(), 50, "no user twice");
     assert_eq!(app.db_stock(voucher).await, 0);
     assert_eq!(app.redis_stock(voucher).await, 0);
     let buyers = app.buyers(voucher).await;
-    assert_eq!(
-        buyers.keys().copied().collect::<HashSet<_>>(),
-        stored_users,
-        "Redis buyers are the DB buyers"
-    );
-    assert!(
-        buyers.values().all(|v| v.ends_with(":c")),
-        "every stored order was confirmed: {buyers:?}"
-    );
+    assert_eq!(buyers.keys().copied().collect::<HashSet<_>>(), stored_users, "Redis buyers are the DB buyers");
+    assert!(buyers.values().all(|v| v.ends_with(":c")), "every stored order was confirmed: {buyers:?}");
     app.shutdown().await;
 }
 
@@ -67,18 +52,8 @@ async fn one_user_sending_20_requests_at_once_wins_exactly_once() {
 
     let answers = join_all((0..20).map(|_| app.seckill(&token, voucher))).await;
 
-    assert_eq!(
-        answers.iter().filter(|(s, _)| *s == 202).count(),
-        1,
-        "{answers:?}"
-    );
-    assert_eq!(
-        answers
-            .iter()
-            .filter(|(s, b)| *s == 409 && b["code"] == "already_bought")
-            .count(),
-        19
-    );
+    assert_eq!(answers.iter().filter(|(s, _)| *s == 202).count(), 1, "{answers:?}");
+    assert_eq!(answers.iter().filter(|(s, b)| *s == 409 && b["code"] == "already_bought").count(), 19);
     assert_eq!(app.wait_for_orders(voucher, 1, DRAIN).await, 1);
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert_eq!(app.order_count(voucher).await, 1);
@@ -123,38 +98,20 @@ async fn seckill_answers_each_rejection_with_its_own_status_and_code() {
 
     assert_eq!(
         app.seckill(&token, 999_999).await,
-        (
-            404,
-            serde_json::json!({"code": "voucher_not_found", "message": "no such seckill voucher"})
-        )
+        (404, serde_json::json!({"code": "voucher_not_found", "message": "no such seckill voucher"}))
     );
     let (status, body) = app.seckill(&token, later).await;
-    assert_eq!(
-        (status, body["code"].as_str()),
-        (409, Some("sale_not_started"))
-    );
+    assert_eq!((status, body["code"].as_str()), (409, Some("sale_not_started")));
     tokio::time::sleep(Duration::from_millis(1600)).await;
     let (status, body) = app.seckill(&token, brief).await;
     assert_eq!((status, body["code"].as_str()), (409, Some("sale_ended")));
     for bad in ["abc", "0", "-3", "1.5", "99999999999999999999999"] {
         let (status, body) = app.seckill(&token, bad).await;
-        assert_eq!(
-            (status, body["code"].as_str()),
-            (400, Some("invalid_path")),
-            "{bad}"
-        );
+        assert_eq!((status, body["code"].as_str()), (400, Some("invalid_path")), "{bad}");
     }
-    let r = app
-        .http
-        .post(app.url(&format!("/vouchers/{later}/seckill")))
-        .send()
-        .await
-        .unwrap();
+    let r = app.http.post(app.url(&format!("/vouchers/{later}/seckill"))).send().await.unwrap();
     assert_eq!(r.status(), 401);
-    assert_eq!(
-        r.json::<serde_json::Value>().await.unwrap()["code"],
-        "unauthorized"
-    );
+    assert_eq!(r.json::<serde_json::Value>().await.unwrap()["code"], "unauthorized");
     let (status, _) = app.seckill("not-a-token", later).await;
     assert_eq!(status, 401);
     // None of the rejections touched stock or buyers.

@@ -18,26 +18,15 @@ async fn creating_a_voucher_stores_it_and_preloads_its_stock_and_window() {
     let app = TestApp::spawn_without_worker().await;
     let shop = app.shop().await;
     let req = body(shop);
-    let r = app
-        .http
-        .post(app.url("/admin/vouchers"))
-        .bearer_auth(app.admin_token())
-        .json(&req)
-        .send()
-        .await
-        .unwrap();
+    let r = app.http.post(app.url("/admin/vouchers")).bearer_auth(app.admin_token()).json(&req).send().await.unwrap();
     assert_eq!(r.status(), 201);
     let created: Value = r.json().await.unwrap();
     let id: u64 = created["id"].as_str().unwrap().parse().unwrap();
     assert_eq!(created["stock"], 7);
 
     assert_eq!(app.db_stock(id).await, 7);
-    let state: std::collections::HashMap<String, i64> = app
-        .kv
-        .conn()
-        .hgetall(app.kv.keys.seckill_voucher(id))
-        .await
-        .unwrap();
+    let state: std::collections::HashMap<String, i64> =
+        app.kv.conn().hgetall(app.kv.keys.seckill_voucher(id)).await.unwrap();
     assert_eq!(state["stock"], 7);
     assert_eq!(state["pay_value"], 8000);
     let begin = chrono::DateTime::parse_from_rfc3339(req["begin_time"].as_str().unwrap()).unwrap();
@@ -53,20 +42,10 @@ async fn only_admins_create_vouchers() {
     let url = app.url("/admin/vouchers");
     let r = app.http.post(&url).json(&body(shop)).send().await.unwrap();
     assert_eq!(r.status(), 401);
-    let r = app
-        .http
-        .post(&url)
-        .bearer_auth(&shopper)
-        .json(&body(shop))
-        .send()
-        .await
-        .unwrap();
+    let r = app.http.post(&url).bearer_auth(&shopper).json(&body(shop)).send().await.unwrap();
     assert_eq!(r.status(), 403);
     assert_eq!(r.json::<Value>().await.unwrap()["code"], "forbidden");
-    let count: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM vouchers")
-        .fetch_one(&app.db)
-        .await
-        .unwrap();
+    let count: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM vouchers").fetch_one(&app.db).await.unwrap();
     assert_eq!(count, 0);
     app.shutdown().await;
 }
@@ -94,32 +73,14 @@ async fn invalid_vouchers_are_refused_and_nothing_is_written() {
     unknown_shop["shop_id"] = json!(shop + 1000);
     cases.push((unknown_shop, 422));
     for (b, status) in cases {
-        let r = app
-            .http
-            .post(app.url("/admin/vouchers"))
-            .bearer_auth(app.admin_token())
-            .json(&b)
-            .send()
-            .await
-            .unwrap();
+        let r = app.http.post(app.url("/admin/vouchers")).bearer_auth(app.admin_token()).json(&b).send().await.unwrap();
         assert_eq!(r.status().as_u16(), status, "{b}");
         let err: Value = r.json().await.unwrap();
-        assert!(
-            err["code"].is_string() && err["message"].is_string(),
-            "{err}"
-        );
+        assert!(err["code"].is_string() && err["message"].is_string(), "{err}");
     }
-    let count: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM vouchers")
-        .fetch_one(&app.db)
-        .await
-        .unwrap();
+    let count: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM vouchers").fetch_one(&app.db).await.unwrap();
     assert_eq!(count, 0);
-    let keys: Vec<String> = app
-        .kv
-        .conn()
-        .keys(format!("{}seckill:*", app.kv.keys.prefix()))
-        .await
-        .unwrap();
+    let keys: Vec<String> = app.kv.conn().keys(format!("{}seckill:*", app.kv.keys.prefix())).await.unwrap();
     assert!(keys.is_empty(), "{keys:?}");
     app.shutdown().await;
 }

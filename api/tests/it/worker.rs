@@ -13,9 +13,7 @@ use crate::app::{eventually, TestApp};
 async fn publisher(app: &TestApp) -> BatchPublisher {
     let s = &app.env.settings.mq;
     let producer =
-        cityhub_core::mq::start_producer(&mq_client(), s, &format!("{}_replay", s.producer_group))
-            .await
-            .unwrap();
+        cityhub_core::mq::start_producer(&mq_client(), s, &format!("{}_replay", s.producer_group)).await.unwrap();
     BatchPublisher::spawn(producer, s.order_topic.clone(), BatchConfig::from(s))
 }
 
@@ -26,11 +24,7 @@ async fn the_same_order_message_twice_stores_one_row_and_decrements_stock_once()
     let (user, token) = app.users(1).await.pop().unwrap();
     let (_, body) = app.seckill(&token, voucher).await;
     let order_id: u64 = body["order_id"].as_str().unwrap().parse().unwrap();
-    assert_eq!(
-        app.wait_for_orders(voucher, 1, Duration::from_secs(60))
-            .await,
-        1
-    );
+    assert_eq!(app.wait_for_orders(voucher, 1, Duration::from_secs(60)).await, 1);
     let stats = app.worker.as_ref().unwrap().stats();
     let redelivered_before = stats.redelivered.load(Ordering::Relaxed);
 
@@ -50,10 +44,7 @@ async fn the_same_order_message_twice_stores_one_row_and_decrements_stock_once()
     };
     let publisher = publisher(&app).await;
     for _ in 0..2 {
-        publisher
-            .publish(order_id.to_string(), serde_json::to_vec(&replay).unwrap())
-            .await
-            .unwrap();
+        publisher.publish(order_id.to_string(), serde_json::to_vec(&replay).unwrap()).await.unwrap();
     }
 
     assert!(
@@ -75,10 +66,7 @@ async fn unusable_messages_are_parked_and_do_not_block_the_queue() {
     let voucher = app.on_sale(10).await;
     let publisher = publisher(&app).await;
     // Unparsable, and a well-formed order that no reservation backs.
-    publisher
-        .publish("junk".into(), b"{not json".to_vec())
-        .await
-        .unwrap();
+    publisher.publish("junk".into(), b"{not json".to_vec()).await.unwrap();
     let forged = OrderMessage {
         order_id: 42,
         user_id: 7,
@@ -87,38 +75,22 @@ async fn unusable_messages_are_parked_and_do_not_block_the_queue() {
         created_at_ms: 0,
         request_id: None,
     };
-    publisher
-        .publish("42".into(), serde_json::to_vec(&forged).unwrap())
-        .await
-        .unwrap();
+    publisher.publish("42".into(), serde_json::to_vec(&forged).unwrap()).await.unwrap();
     // A real order after them still goes through.
     let (_, token) = app.users(1).await.pop().unwrap();
     assert_eq!(app.seckill(&token, voucher).await.0, 202);
 
-    assert_eq!(
-        app.wait_for_orders(voucher, 1, Duration::from_secs(60))
-            .await,
-        1
-    );
+    assert_eq!(app.wait_for_orders(voucher, 1, Duration::from_secs(60)).await, 1);
     let parked = || async {
-        sqlx::query_scalar::<_, i64>("SELECT COUNT(*) FROM parked_messages")
-            .fetch_one(&app.db)
-            .await
-            .unwrap()
-            == 2
+        sqlx::query_scalar::<_, i64>("SELECT COUNT(*) FROM parked_messages").fetch_one(&app.db).await.unwrap() == 2
     };
     assert!(eventually(Duration::from_secs(60), parked).await);
     let reasons: Vec<String> =
-        sqlx::query_scalar("SELECT reason FROM parked_messages ORDER BY reason")
-            .fetch_all(&app.db)
-            .await
-            .unwrap();
+        sqlx::query_scalar("SELECT reason FROM parked_messages ORDER BY reason").fetch_all(&app.db).await.unwrap();
     assert!(reasons[0].starts_with("revoked"), "{reasons:?}");
     assert!(reasons[1].starts_with("unparsable"), "{reasons:?}");
-    let forged_rows: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM orders WHERE id = 42")
-        .fetch_one(&app.db)
-        .await
-        .unwrap();
+    let forged_rows: i64 =
+        sqlx::query_scalar("SELECT COUNT(*) FROM orders WHERE id = 42").fetch_one(&app.db).await.unwrap();
     assert_eq!(forged_rows, 0);
     assert_eq!(app.db_stock(voucher).await, 9);
     app.shutdown().await;

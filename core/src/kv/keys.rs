@@ -11,9 +11,7 @@ pub struct Keys {
 
 impl Keys {
     pub fn new(prefix: &str) -> Self {
-        Self {
-            prefix: prefix.to_owned(),
-        }
+        Self { prefix: prefix.to_owned() }
     }
 
     pub fn prefix(&self) -> &str {

@@ -27,10 +27,7 @@ impl Kv {
             .set_response_timeout(Some(std::time::Duration::from_secs(3)));
         let mut conn = ConnectionManager::new_with_config(client, config).await?;
         scripts::load_all(&mut conn).await?;
-        Ok(Self {
-            conn,
-            keys: Keys::new(&settings.key_prefix),
-        })
+        Ok(Self { conn, keys: Keys::new(&settings.key_prefix) })
     }
 
     /// A clone of the shared connection, for commands that need `&mut`.
@@ -40,9 +37,6 @@ impl Kv {
 
     /// `PING`, for readiness checks.
     pub async fn ping(&self) -> redis::RedisResult<()> {
-        redis::cmd("PING")
-            .query_async::<String>(&mut self.conn())
-            .await
-            .map(|_| ())
+        redis::cmd("PING").query_async::<String>(&mut self.conn()).await.map(|_| ())
     }
 }

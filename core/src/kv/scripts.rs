@@ -9,12 +9,9 @@ use redis::Script;
 
 use super::Kv;
 
-static RESERVE: LazyLock<Script> =
-    LazyLock::new(|| Script::new(include_str!("../../../lua/seckill.lua")));
-static RELEASE: LazyLock<Script> =
-    LazyLock::new(|| Script::new(include_str!("../../../lua/seckill_release.lua")));
-static CONFIRM: LazyLock<Script> =
-    LazyLock::new(|| Script::new(include_str!("../../../lua/seckill_confirm.lua")));
+static RESERVE: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../../lua/seckill.lua")));
+static RELEASE: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../../lua/seckill_release.lua")));
+static CONFIRM: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../../lua/seckill_confirm.lua")));
 
 pub(super) async fn load_all(conn: &mut ConnectionManager) -> redis::RedisResult<()> {
     for script in [&*RESERVE, &*RELEASE, &*CONFIRM] {
@@ -41,12 +38,7 @@ pub enum Reserve {
 
 /// Runs `seckill.lua`: window, stock and one-per-user checks, then decrement
 /// and record `user -> order`, atomically.
-pub async fn reserve(
-    kv: &Kv,
-    voucher_id: u64,
-    user_id: u64,
-    order_id: u64,
-) -> redis::RedisResult<Reserve> {
+pub async fn reserve(kv: &Kv, voucher_id: u64, user_id: u64, order_id: u64) -> redis::RedisResult<Reserve> {
     let code: i64 = RESERVE
         .key(kv.keys.seckill_voucher(voucher_id))
         .key(kv.keys.seckill_buyers(voucher_id))
@@ -73,12 +65,7 @@ pub async fn reserve(
 
 /// Runs `seckill_release.lua`: gives the unit back only if `user` still maps
 /// to this unconfirmed order. True when released.
-pub async fn release(
-    kv: &Kv,
-    voucher_id: u64,
-    user_id: u64,
-    order_id: u64,
-) -> redis::RedisResult<bool> {
+pub async fn release(kv: &Kv, voucher_id: u64, user_id: u64, order_id: u64) -> redis::RedisResult<bool> {
     RELEASE
         .key(kv.keys.seckill_voucher(voucher_id))
         .key(kv.keys.seckill_buyers(voucher_id))
@@ -90,16 +77,6 @@ pub async fn release(
 
 /// Runs `seckill_confirm.lua`: true when the reservation is (now) confirmed,
 /// false when it was released and the order must not be written.
-pub async fn confirm(
-    kv: &Kv,
-    voucher_id: u64,
-    user_id: u64,
-    order_id: u64,
-) -> redis::RedisResult<bool> {
-    CONFIRM
-        .key(kv.keys.seckill_buyers(voucher_id))
-        .arg(user_id)
-        .arg(order_id)
-        .invoke_async(&mut kv.conn())
-        .await
+pub async fn confirm(kv: &Kv, voucher_id: u64, user_id: u64, order_id: u64) -> redis::RedisResult<bool> {
+    CONFIRM.key(kv.keys.seckill_buyers(voucher_id)).arg(user_id).arg(order_id).invoke_async(&mut kv.conn()).await
 }

@@ -11,8 +11,8 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use rocketmq_client_rust::{
-    ClientResult, ClientRuntime, ConsumeConcurrentlyContext, ConsumeConcurrentlyStatus,
-    DefaultMQPushConsumer, MQPushConsumer, MessageListenerConcurrently,
+    ClientResult, ClientRuntime, ConsumeConcurrentlyContext, ConsumeConcurrentlyStatus, DefaultMQPushConsumer,
+    MQPushConsumer, MessageListenerConcurrently,
 };
 use rocketmq_model::common::consumer::consume_from_where::ConsumeFromWhere;
 use rocketmq_model::common::message::message_ext::MessageExt;
@@ -102,10 +102,7 @@ impl Consumer {
             .await_termination_millis_when_shutdown(5_000)
             .build();
         inner.subscribe(topic.to_owned(), "*").await?;
-        inner.register_message_listener_concurrently(Listener {
-            handler,
-            app: tokio::runtime::Handle::current(),
-        });
+        inner.register_message_listener_concurrently(Listener { handler, app: tokio::runtime::Handle::current() });
         inner.start().await?;
         Ok(Self { inner })
     }

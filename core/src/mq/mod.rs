@@ -26,11 +26,7 @@ use crate::config::MqSettings;
 /// A unique client instance name, so several producers and consumers of one
 /// process (tests, the CLI) never share client state by accident.
 fn instance_name(role: &str) -> String {
-    format!(
-        "cityhub-{role}-{}-{}",
-        std::process::id(),
-        rand::random::<u32>()
-    )
+    format!("cityhub-{role}-{}-{}", std::process::id(), rand::random::<u32>())
 }
 
 fn client_config(role: &str) -> ClientConfig {
@@ -62,15 +58,9 @@ pub async fn start_producer(
 /// Creates `topic` with `queues` queues if the broker lacks it (idempotent).
 /// Consumers started after this see the topic at once instead of after a
 /// route-discovery round.
-pub async fn ensure_topic(
-    producer: &DefaultMQProducer,
-    topic: &str,
-    queues: u32,
-) -> Result<(), MqError> {
+pub async fn ensure_topic(producer: &DefaultMQProducer, topic: &str, queues: u32) -> Result<(), MqError> {
     let mut producer = producer.clone();
-    producer
-        .create_topic("TBW102", topic, queues as i32, HashMap::new())
-        .await
+    producer.create_topic("TBW102", topic, queues as i32, HashMap::new()).await
 }
 
 /// True when the name server knows a writable route for `topic`.

@@ -9,8 +9,6 @@ use super::consumer::Delivery;
 /// Stores `delivery` with `reason`.
 pub async fn park(db: &MySqlPool, delivery: &Delivery, reason: &str) -> Result<(), sqlx::Error> {
     tracing::warn!(msg_id = %delivery.msg_id, topic = %delivery.topic, reason, "parking message");
-    metrics::counter!("cityhub_consumer_parked_total", "topic" => delivery.topic.clone())
-        .increment(1);
     sqlx::query("INSERT INTO parked_messages (topic, msg_id, reason, body) VALUES (?, ?, ?, ?)")
         .bind(&delivery.topic)
         .bind(&delivery.msg_id)

@@ -16,6 +16,7 @@ use rocketmq_model::result::SendStatus;
 use tokio::sync::{mpsc, oneshot, Semaphore};
 
 use crate::config::MqSettings;
+use crate::metrics as m;
 
 /// Why a message was not published.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -62,6 +63,8 @@ pub struct BatchPublisher {
 impl BatchPublisher {
     /// Starts the batching task on the current runtime.
     pub fn spawn(producer: DefaultMQProducer, topic: String, cfg: BatchConfig) -> Self {
+        metrics::counter!(m::MQ_PUBLISHED, "topic" => topic.clone()).increment(0);
+        metrics::counter!(m::MQ_PUBLISH_FAILURES, "topic" => topic.clone()).increment(0);
         let (tx, rx) = mpsc::channel(cfg.max * cfg.in_flight * 4);
         tokio::spawn(run(rx, producer, Arc::from(topic), cfg));
         Self { tx }
@@ -71,20 +74,12 @@ impl BatchPublisher {
     /// stored it, or with the reason it did not.
     pub async fn publish(&self, key: String, body: Vec<u8>) -> Result<(), PublishError> {
         let (done, answer) = oneshot::channel();
-        self.tx
-            .send(Job { key, body, done })
-            .await
-            .map_err(|_| PublishError::Closed)?;
+        self.tx.send(Job { key, body, done }).await.map_err(|_| PublishError::Closed)?;
         answer.await.unwrap_or(Err(PublishError::Closed))
     }
 }
 
-async fn run(
-    mut rx: mpsc::Receiver<Job>,
-    producer: DefaultMQProducer,
-    topic: Arc<str>,
-    cfg: BatchConfig,
-) {
+async fn run(mut rx: mpsc::Receiver<Job>, producer: DefaultMQProducer, topic: Arc<str>, cfg: BatchConfig) {
     let permits = Arc::new(Semaphore::new(cfg.in_flight));
     while let Some(first) = rx.recv().await {
         let mut batch = vec![first];
@@ -116,11 +111,7 @@ async fn send(producer: &DefaultMQProducer, topic: &str, batch: Vec<Job>, timeou
     let (messages, waiters): (Vec<Message>, Vec<_>) = batch
         .into_iter()
         .map(|job| {
-            let msg = Message::builder()
-                .topic(topic)
-                .key(job.key)
-                .body(job.body)
-                .build_unchecked();
+            let msg = Message::builder().topic(topic).key(job.key).body(job.body).build_unchecked();
             (msg, job.done)
         })
         .unzip();
@@ -136,10 +127,13 @@ async fn send(producer: &DefaultMQProducer, topic: &str, batch: Vec<Job>, timeou
         Ok(Err(err)) => Err(PublishError::Broker(err.to_string())),
         Err(_) => Err(PublishError::Timeout(timeout)),
     };
-    metrics::histogram!("cityhub_mq_publish_batch_size").record(size as f64);
-    metrics::histogram!("cityhub_mq_publish_seconds").record(started.elapsed().as_secs_f64());
+    metrics::histogram!(m::MQ_PUBLISH_BATCH_SIZE, "topic" => topic.to_owned()).record(size as f64);
+    metrics::histogram!(m::MQ_PUBLISH_DURATION, "topic" => topic.to_owned()).record(started.elapsed().as_secs_f64());
+    match &outcome {
+        Ok(()) => metrics::counter!(m::MQ_PUBLISHED, "topic" => topic.to_owned()).increment(size as u64),
+        Err(_) => metrics::counter!(m::MQ_PUBLISH_FAILURES, "topic" => topic.to_owned()).increment(1),
+    }
     if let Err(err) = &outcome {
-        metrics::counter!("cityhub_mq_publish_failures_total").increment(1);
         tracing::warn!(topic, size, error = %err, "batch publish failed");
     }
     for waiter in waiters {

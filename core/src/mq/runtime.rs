@@ -20,9 +20,7 @@ pub struct MqRuntime {
 impl MqRuntime {
     /// Builds the runtime with a consumer-friendly blocking lane.
     pub fn new(name: &str) -> Result<Self, MqError> {
-        let threads = std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(2);
+        let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2);
         let mut cfg = RuntimeConfig::for_parallelism(format!("{name}-mq"), threads);
         cfg.max_blocking_threads = 40;
         cfg.blocking_lane_policies.metadata_io.max_queue_depth = 8192;

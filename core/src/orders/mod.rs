@@ -58,12 +58,11 @@ pub async fn find_for_user(
     order_id: u64,
     user_id: u64,
 ) -> Result<Option<OrderView>, OrderError> {
-    let row: Option<OrderRow> = sqlx::query_as(
-        "SELECT user_id, voucher_id, status, pay_amount, created_at FROM orders WHERE id = ?",
-    )
-    .bind(order_id)
-    .fetch_optional(db)
-    .await?;
+    let row: Option<OrderRow> =
+        sqlx::query_as("SELECT user_id, voucher_id, status, pay_amount, created_at FROM orders WHERE id = ?")
+            .bind(order_id)
+            .fetch_optional(db)
+            .await?;
     if let Some((owner, voucher_id, status, pay_amount, created_at)) = row {
         return Ok((owner == user_id).then_some(OrderView {
             order_id,

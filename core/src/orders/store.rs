@@ -68,24 +68,14 @@ pub async fn store_batch(db: &MySqlPool, orders: &[OrderMessage]) -> Result<Stor
         ids.push_bind(o.order_id);
     }
     existing.push(")");
-    let present: HashSet<u64> = existing
-        .build_query_scalar()
-        .fetch_all(&mut *tx)
-        .await?
-        .into_iter()
-        .collect();
+    let present: HashSet<u64> = existing.build_query_scalar().fetch_all(&mut *tx).await?.into_iter().collect();
 
     let mut seen = HashSet::new();
-    let fresh: Vec<&OrderMessage> = orders
-        .iter()
-        .filter(|o| !present.contains(&o.order_id) && seen.insert(o.order_id))
-        .collect();
+    let fresh: Vec<&OrderMessage> =
+        orders.iter().filter(|o| !present.contains(&o.order_id) && seen.insert(o.order_id)).collect();
     let duplicates = orders.len() - fresh.len();
     if fresh.is_empty() {
-        return Ok(Stored {
-            inserted: 0,
-            duplicates,
-        });
+        return Ok(Stored { inserted: 0, duplicates });
     }
 
     // Per voucher, in id order so concurrent batches lock rows in one order.
@@ -94,21 +84,18 @@ pub async fn store_batch(db: &MySqlPool, orders: &[OrderMessage]) -> Result<Stor
         *per_voucher.entry(o.voucher_id).or_default() += 1;
     }
     for (&voucher_id, &n) in &per_voucher {
-        let updated = sqlx::query(
-            "UPDATE seckill_vouchers SET stock = stock - ? WHERE voucher_id = ? AND stock >= ?",
-        )
-        .bind(n)
-        .bind(voucher_id)
-        .bind(n)
-        .execute(&mut *tx)
-        .await?
-        .rows_affected();
+        let updated = sqlx::query("UPDATE seckill_vouchers SET stock = stock - ? WHERE voucher_id = ? AND stock >= ?")
+            .bind(n)
+            .bind(voucher_id)
+            .bind(n)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
         if updated == 0 {
-            let exists: Option<(u64,)> =
-                sqlx::query_as("SELECT voucher_id FROM seckill_vouchers WHERE voucher_id = ?")
-                    .bind(voucher_id)
-                    .fetch_optional(&mut *tx)
-                    .await?;
+            let exists: Option<(u64,)> = sqlx::query_as("SELECT voucher_id FROM seckill_vouchers WHERE voucher_id = ?")
+                .bind(voucher_id)
+                .fetch_optional(&mut *tx)
+                .await?;
             return Err(match exists {
                 Some(_) => StoreError::StockExhausted(voucher_id),
                 None => StoreError::UnknownVoucher(voucher_id),
@@ -116,12 +103,10 @@ pub async fn store_batch(db: &MySqlPool, orders: &[OrderMessage]) -> Result<Stor
         }
     }
 
-    let mut insert = QueryBuilder::<MySql>::new(
-        "INSERT INTO orders (id, user_id, voucher_id, status, pay_amount, created_at) ",
-    );
+    let mut insert =
+        QueryBuilder::<MySql>::new("INSERT INTO orders (id, user_id, voucher_id, status, pay_amount, created_at) ");
     insert.push_values(&fresh, |mut row, o| {
-        let created =
-            DateTime::<Utc>::from_timestamp_millis(o.created_at_ms as i64).unwrap_or_else(Utc::now);
+        let created = DateTime::<Utc>::from_timestamp_millis(o.created_at_ms as i64).unwrap_or_else(Utc::now);
         row.push_bind(o.order_id)
             .push_bind(o.user_id)
             .push_bind(o.voucher_id)
@@ -131,8 +116,5 @@ pub async fn store_batch(db: &MySqlPool, orders: &[OrderMessage]) -> Result<Stor
     });
     insert.build().execute(&mut *tx).await?;
     tx.commit().await?;
-    Ok(Stored {
-        inserted: fresh.len(),
-        duplicates,
-    })
+    Ok(Stored { inserted: fresh.len(), duplicates })
 }

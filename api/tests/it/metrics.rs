@@ -1,0 +1,94 @@
+//! Prometheus metrics during a small flash sale, and request ids followed
+//! from the HTTP request into the worker's log.
+
+use std::time::Duration;
+
+use cityhub_core::testkit::logs;
+use futures::future::join_all;
+
+use crate::app::{eventually, TestApp};
+
+/// The sum of every series of `name` carrying all `labels` (`key="value"`);
+/// `None` when there is none.
+fn sample(text: &str, name: &str, labels: &[&str]) -> Option<f64> {
+    text.lines()
+        .filter(|l| l.starts_with(name) && (l[name.len()..].starts_with('{') || l[name.len()..].starts_with(' ')))
+        .filter(|l| labels.iter().all(|label| l.contains(label)))
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+        .reduce(|a, b| a + b)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn metrics_show_requests_outcomes_publishes_and_consumption_during_a_sale() {
+    let app = TestApp::spawn().await;
+    let voucher = app.on_sale(5).await;
+    let users = app.users(12).await;
+    join_all(users.iter().map(|(_, t)| app.seckill(t, voucher))).await;
+    app.seckill(&users[0].1, voucher).await;
+    assert_eq!(app.wait_for_orders(voucher, 5, Duration::from_secs(60)).await, 5);
+
+    let ops = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let ops_url = format!("http://{}/metrics", ops.local_addr().unwrap());
+    tokio::spawn(cityhub_order_worker::ops::serve(
+        ops,
+        cityhub_core::metrics::install(),
+        app.db.clone(),
+        std::future::pending(),
+    ));
+
+    let api = app.http.get(app.url("/metrics")).send().await.unwrap();
+    assert_eq!(api.status(), 200);
+    let api = api.text().await.unwrap();
+    let route = r#"route="/vouchers/{id}/seckill""#;
+    assert!(sample(&api, "cityhub_http_requests_total", &[route, r#"status="202""#]).unwrap() >= 5.0);
+    assert!(sample(&api, "cityhub_http_requests_total", &[route, r#"status="409""#]).unwrap() >= 8.0);
+    assert!(sample(&api, "cityhub_http_request_duration_seconds_bucket", &[route, r#"le="+Inf""#]).unwrap() >= 13.0);
+    assert!(sample(&api, "cityhub_seckill_requests_total", &[r#"outcome="accepted""#]).unwrap() >= 5.0);
+    assert!(sample(&api, "cityhub_seckill_requests_total", &[r#"outcome="sold_out""#]).unwrap() >= 7.0);
+    assert!(sample(&api, "cityhub_seckill_requests_total", &[r#"outcome="already_bought""#]).unwrap() >= 1.0);
+    for outcome in cityhub_core::seckill::OUTCOMES {
+        assert!(
+            sample(&api, "cityhub_seckill_requests_total", &[&format!(r#"outcome="{outcome}""#)]).is_some(),
+            "{outcome}"
+        );
+    }
+    let topic = format!(r#"topic="{}""#, app.env.settings.mq.order_topic);
+    assert!(sample(&api, "cityhub_mq_publish_batch_size_bucket", &[&topic, r#"le="+Inf""#]).unwrap() >= 1.0);
+    assert!(sample(&api, "cityhub_mq_publish_duration_seconds_count", &[&topic]).unwrap() >= 1.0);
+    assert!(sample(&api, "cityhub_mq_published_messages_total", &[&topic]).unwrap() >= 5.0);
+    assert_eq!(sample(&api, "cityhub_mq_publish_failures_total", &[&topic]), Some(0.0));
+    assert!(sample(&api, "cityhub_db_pool_connections", &[r#"state="idle""#]).is_some());
+
+    let worker = app.http.get(&ops_url).send().await.unwrap().text().await.unwrap();
+    assert!(sample(&worker, "cityhub_consumer_messages_total", &[r#"result="stored""#]).unwrap() >= 5.0);
+    assert!(sample(&worker, "cityhub_consumer_messages_total", &[r#"result="parked""#]).is_some());
+    assert!(sample(&worker, "cityhub_consumer_batch_duration_seconds_count", &[]).unwrap() >= 1.0);
+    assert!(worker.contains("# TYPE cityhub_consumer_messages_total counter"));
+    app.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_id_travels_from_the_http_request_to_the_worker_log() {
+    let app = TestApp::spawn().await;
+    let voucher = app.on_sale(1).await;
+    let (_, token) = app.users(1).await.pop().unwrap();
+    let request_id = format!("req-{}", app.env.id);
+
+    let r = app
+        .http
+        .post(app.url(&format!("/vouchers/{voucher}/seckill")))
+        .bearer_auth(&token)
+        .header("x-request-id", &request_id)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.headers()["x-request-id"], request_id.as_str());
+    let order_id = r.json::<serde_json::Value>().await.unwrap()["order_id"].as_str().unwrap().to_owned();
+
+    let needles = ["cityhub_order_worker", &format!("order_id={order_id}"), &format!("request_id={request_id}")];
+    assert!(
+        eventually(Duration::from_secs(60), || async { logs::contains(&needles) }).await,
+        "no worker log line carries the request id"
+    );
+    app.shutdown().await;
+}

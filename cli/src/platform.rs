@@ -1,0 +1,134 @@
+//! Runs `cityhub-api` and `cityhub-order-worker` as child processes with
+//! given settings (passed as `CITYHUB__*` variables), for the benchmarks and
+//! the end-to-end tests. The binaries are looked up next to the running
+//! executable (or in `CITYHUB_BIN_DIR`).
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context};
+use cityhub_core::config::Settings;
+use tokio::process::{Child, Command};
+
+/// Where the binaries are: `CITYHUB_BIN_DIR`, else beside this executable
+/// (for test binaries in `target/<profile>/deps`, its parent).
+pub fn bin_dir() -> PathBuf {
+    if let Ok(dir) = std::env::var("CITYHUB_BIN_DIR") {
+        return dir.into();
+    }
+    let exe = std::env::current_exe().expect("current exe");
+    let dir = exe.parent().expect("exe dir").to_path_buf();
+    if dir.ends_with("deps") {
+        dir.parent().expect("profile dir").to_path_buf()
+    } else {
+        dir
+    }
+}
+
+/// A running binary; killed when dropped.
+pub struct Process {
+    pub child: Child,
+    pub name: &'static str,
+}
+
+impl Process {
+    pub fn pid(&self) -> u32 {
+        self.child.id().unwrap_or(0)
+    }
+
+    /// SIGTERM, then wait (the binaries drain on SIGTERM).
+    pub async fn stop(mut self) -> anyhow::Result<()> {
+        if let Some(pid) = self.child.id() {
+            let _ = std::process::Command::new("kill").arg("-TERM").arg(pid.to_string()).status();
+        }
+        match tokio::time::timeout(Duration::from_secs(20), self.child.wait()).await {
+            Ok(status) => {
+                status?;
+            }
+            Err(_) => self.child.kill().await?,
+        }
+        Ok(())
+    }
+}
+
+/// Starts `binary` with `settings`; its output goes to `log`.
+pub fn spawn(name: &'static str, settings: &Settings, log: &Path) -> anyhow::Result<Process> {
+    let path = bin_dir().join(name);
+    if !path.exists() {
+        bail!("{} is missing: build it first (cargo build --workspace --bins)", path.display());
+    }
+    let out = std::fs::File::create(log).with_context(|| format!("create {}", log.display()))?;
+    let child = Command::new(&path)
+        .envs(settings.to_vars())
+        .stdout(Stdio::from(out.try_clone()?))
+        .stderr(Stdio::from(out))
+        .kill_on_drop(true)
+        .spawn()
+        .with_context(|| format!("start {}", path.display()))?;
+    Ok(Process { child, name })
+}
+
+/// Polls `url` until it answers 200.
+pub async fn wait_ready(url: &str, within: Duration) -> anyhow::Result<()> {
+    let http = reqwest::Client::new();
+    let start = Instant::now();
+    while start.elapsed() < within {
+        if matches!(http.get(url).send().await, Ok(r) if r.status().is_success()) {
+            return Ok(());
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    bail!("{url} did not become ready within {within:?}")
+}
+
+/// A free 127.0.0.1 port (bound and released).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).expect("free port")
+}
+
+/// The API and the worker, started with `settings` (whose `http.addr` and
+/// `worker.metrics_addr` get free ports).
+pub struct Platform {
+    pub settings: Settings,
+    pub api: Option<Process>,
+    pub worker: Option<Process>,
+    logs: PathBuf,
+}
+
+impl Platform {
+    pub async fn start(mut settings: Settings, logs: &Path) -> anyhow::Result<Self> {
+        settings.http.addr = format!("127.0.0.1:{}", free_port());
+        settings.worker.metrics_addr = format!("127.0.0.1:{}", free_port());
+        std::fs::create_dir_all(logs)?;
+        let mut platform = Self { settings, api: None, worker: None, logs: logs.to_path_buf() };
+        // The API migrates and creates the order topic; the worker follows.
+        platform.api = Some(spawn("cityhub-api", &platform.settings, &logs.join("api.log"))?);
+        wait_ready(&format!("{}/readyz", platform.base()), Duration::from_secs(60)).await?;
+        platform.start_worker().await?;
+        Ok(platform)
+    }
+
+    pub fn base(&self) -> String {
+        format!("http://{}", self.settings.http.addr)
+    }
+
+    pub async fn start_worker(&mut self) -> anyhow::Result<()> {
+        self.worker = Some(spawn("cityhub-order-worker", &self.settings, &self.logs.join("worker.log"))?);
+        wait_ready(&format!("http://{}/healthz", self.settings.worker.metrics_addr), Duration::from_secs(60)).await
+    }
+
+    pub async fn stop_worker(&mut self) -> anyhow::Result<()> {
+        match self.worker.take() {
+            Some(w) => w.stop().await,
+            None => Ok(()),
+        }
+    }
+
+    pub async fn stop(mut self) -> anyhow::Result<()> {
+        if let Some(api) = self.api.take() {
+            api.stop().await?;
+        }
+        self.stop_worker().await
+    }
+}

@@ -1,0 +1,33 @@
+//! `cityhub bench` at a tiny size: it runs every figure and writes its report.
+
+use crate::E2e;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_benchmark_command_runs_at_a_tiny_size_and_writes_its_report() {
+    let e2e = E2e::start().await;
+    let (md, json) = (e2e.dir.join("BENCH.md"), e2e.dir.join("BENCH.json"));
+    let out = e2e
+        .cli()
+        .args(["bench", "--rounds", "1", "--p1-requests", "300", "--p1-users", "100", "--connections", "10"])
+        .args(["--orders", "150", "--accepted-concurrency", "20", "--evalsha-calls", "2000", "--out"])
+        .arg(&md)
+        .arg("--json")
+        .arg(&json)
+        .arg("--logs")
+        .arg(e2e.dir.join("bench-logs"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "bench failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    let report = std::fs::read_to_string(&md).unwrap();
+    for figure in ["P1 flash-sale path", "P2 accepted path", "P4 worker insert rate", "P5 API RSS", "Invariants"] {
+        assert!(report.contains(figure), "{figure} missing from:\n{report}");
+    }
+    let data: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let median = &data["median"];
+    for key in ["p1_seckill_rps", "p1_evalsha_rps", "p2_orders_per_s", "p4_worker_rows_per_s", "p4_raw_rows_per_s"] {
+        assert!(median[key].as_f64().unwrap() > 0.0, "{key}: {median}");
+    }
+    assert!(data["p5_peak_rss_mb"].as_f64().unwrap() > 1.0);
+    assert_eq!(median["invariants_pass"], true);
+    e2e.stop().await;
+}
