@@ -69,6 +69,7 @@ impl AppState {
             Arc::new(OrderIds::new(node)),
             publisher,
             Duration::from_secs(settings.orders.pending_ttl_secs),
+            Duration::from_millis(settings.seckill.sold_out_cache_ms),
         );
         Ok(Self {
             metrics,

@@ -3,9 +3,9 @@
 //! runs every figure next to its reference in the same round, several
 //! rounds, and writes `BENCHMARKS.md` and `BENCHMARKS.json`.
 //!
-//! - P1 flash-sale path: seckill req/s while the stock sells out early (most
-//!   requests are rejections) over `redis-benchmark` EVALSHA/s of the same
-//!   script, same connection count, on the sold-out voucher.
+//! - P1 flash-sale path: seckill req/s under `wrk` while the stock sells out
+//!   early (most requests are rejections) over `redis-benchmark` EVALSHA/s of
+//!   the same script, same connection count, on the sold-out voucher.
 //! - P2 accepted path: orders/s from the first HTTP request to the last order
 //!   in MySQL when every request wins, and the worker's drain time.
 //! - P4 worker insert rate: a backlog of orders drained by the worker (from
@@ -32,9 +32,9 @@ use crate::platform::Platform;
 pub struct Args {
     #[arg(long, default_value_t = 3)]
     pub rounds: usize,
-    /// Requests in each P1 stampede.
-    #[arg(long, default_value_t = 40_000)]
-    pub p1_requests: usize,
+    /// Seconds each P1 stampede (wrk) lasts.
+    #[arg(long, default_value_t = 10)]
+    pub p1_seconds: u64,
     /// Distinct users in P1.
     #[arg(long, default_value_t = 5_000)]
     pub p1_users: usize,
@@ -117,7 +117,7 @@ pub async fn run(base: &Settings, args: &Args) -> anyhow::Result<()> {
     let output = Output {
         machine: machine(),
         settings: serde_json::json!({
-            "rounds": args.rounds, "p1_requests": args.p1_requests, "p1_users": args.p1_users,
+            "rounds": args.rounds, "p1_seconds": args.p1_seconds, "p1_load": "wrk -t2", "p1_users": args.p1_users,
             "connections": args.connections, "orders": args.orders, "accepted_concurrency": args.accepted_concurrency,
             "evalsha_calls": args.evalsha_calls, "batch_max": settings.mq.batch_max,
             "batch_linger_ms": settings.mq.batch_linger_ms, "consume_batch_max": settings.mq.consume_batch_max,
@@ -156,17 +156,19 @@ async fn one_round(
         quiet: true,
     };
 
-    // P1: a stampede that sells out early, then the script alone.
-    let p1 = plan(args.p1_users, args.p1_requests, args.connections, 100, offset);
+    // P1: a stampede (wrk) that sells out early, then the script alone.
+    let p1 = plan(args.p1_users, 0, args.connections, 100, offset);
     let p1_voucher = flash_sale::create_voucher(&settings, db, &p1).await?;
     let p1_users = crate::users::create(&auth, p1.user_offset, p1.users).await?;
     let rss_start = rss_mb(api_pid, "VmRSS").unwrap_or(0.0);
-    let s1 = flash_sale::stampede(&p1, p1_voucher, &p1_users).await?;
+    let w = wrk(&api, p1_voucher, &p1_users, args).await?;
     let rss_end = rss_mb(api_pid, "VmRSS").unwrap_or(0.0);
-    flash_sale::drain(db, p1_voucher, s1.accepted, Duration::from_secs(60), true).await?;
-    let p1_checks = flash_sale::invariants(db, kv, p1_voucher, p1.stock, s1.accepted).await?;
+    let accepted = flash_sale::order_count(db, p1_voucher).await? as usize;
+    let accepted = accepted.max(w.requests.saturating_sub(w.rejected));
+    flash_sale::drain(db, p1_voucher, accepted, Duration::from_secs(60), true).await?;
+    let p1_checks = flash_sale::invariants(db, kv, p1_voucher, p1.stock, accepted).await?;
     let evalsha = redis_benchmark(&settings, kv, p1_voucher, args).await?;
-    let p1_rps = args.p1_requests as f64 / s1.took.as_secs_f64();
+    let p1_rps = w.rps;
 
     // P2: every request wins; HTTP to MySQL with the worker running.
     let p2 = plan(args.orders, args.orders, args.accepted_concurrency, args.orders as u32, offset + 1_000_000);
@@ -184,14 +186,14 @@ async fn one_round(
     let raw_rate = raw_insert_rate(db, p4_voucher).await?;
 
     let invariants_pass = [&p1_checks, &p2_report.checks, &p4_checks].iter().all(|cs| cs.iter().all(|c| c.pass))
-        && s1.errors == 0
+        && w.errors == 0
         && s4.errors == 0
         && p2_report.errors == 0;
     Ok(Round {
         p1_seckill_rps: p1_rps,
         p1_evalsha_rps: evalsha,
         p1_ratio: p1_rps / evalsha,
-        p1_p99_ms: s1.latency.value_at_quantile(0.99) as f64 / 1000.0,
+        p1_p99_ms: w.p99_ms,
         p2_orders_per_s: p2_report.orders_per_second,
         p2_drain_s: p2_report.drain_seconds,
         p2_p99_ms: p2_report.p99_ms,
@@ -202,6 +204,69 @@ async fn one_round(
         p5_rss_end_mb: rss_end,
         invariants_pass,
     })
+}
+
+struct Wrk {
+    rps: f64,
+    p99_ms: f64,
+    requests: usize,
+    /// Non-2xx answers (409 sold out / already bought).
+    rejected: usize,
+    /// Socket errors and timeouts.
+    errors: usize,
+}
+
+/// A P1 stampede with `wrk` (Debian package `wrk`): `connections`
+/// connections for `p1_seconds`, each request a different shopper.
+async fn wrk(api: &str, voucher: u64, users: &[cityhub_core::auth::Issued], args: &Args) -> anyhow::Result<Wrk> {
+    let dir = std::env::temp_dir().join(format!("cityhub-wrk-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    let (script, tokens) = (dir.join("seckill.lua"), dir.join("tokens.txt"));
+    std::fs::write(&script, include_str!("../wrk/seckill.lua"))?;
+    std::fs::write(&tokens, users.iter().map(|u| format!("{}\n", u.token)).collect::<String>())?;
+    let out = tokio::process::Command::new("wrk")
+        .args(["-t2", &format!("-c{}", args.connections), &format!("-d{}s", args.p1_seconds), "--latency", "-s"])
+        .arg(&script)
+        .arg(api)
+        .arg("--")
+        .arg(&tokens)
+        .arg(format!("/vouchers/{voucher}/seckill"))
+        .output()
+        .await
+        .context("run wrk (Debian package wrk)")?;
+    let _ = std::fs::remove_dir_all(&dir);
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    anyhow::ensure!(out.status.success(), "wrk failed: {text}{}", String::from_utf8_lossy(&out.stderr));
+    let field = |prefix: &str| text.lines().find_map(|l| l.trim().strip_prefix(prefix).map(|v| v.trim().to_owned()));
+    let number = |prefix: &str| field(prefix).and_then(|v| v.parse::<f64>().ok());
+    let requests = text
+        .lines()
+        .find(|l| l.contains("requests in"))
+        .and_then(|l| l.split_whitespace().next()?.parse::<usize>().ok())
+        .with_context(|| format!("unexpected wrk output: {text}"))?;
+    let errors = field("Socket errors:").map_or(0, |v| {
+        v.split(',').filter_map(|p| p.split_whitespace().last()?.parse::<usize>().ok()).sum()
+    });
+    Ok(Wrk {
+        rps: number("Requests/sec:").with_context(|| format!("unexpected wrk output: {text}"))?,
+        p99_ms: field("99%").map_or(0.0, |v| wrk_duration_ms(&v)),
+        requests,
+        rejected: number("Non-2xx or 3xx responses:").unwrap_or(0.0) as usize,
+        errors,
+    })
+}
+
+/// `wrk`'s "1.23ms" / "456.00us" / "1.20s" as milliseconds.
+fn wrk_duration_ms(v: &str) -> f64 {
+    let split = v.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(v.len());
+    let (n, unit) = v.split_at(split);
+    let n: f64 = n.parse().unwrap_or(0.0);
+    match unit {
+        "us" => n / 1000.0,
+        "s" => n * 1000.0,
+        "m" => n * 60_000.0,
+        _ => n,
+    }
 }
 
 /// `redis-benchmark` EVALSHA of `lua/seckill.lua` on the sold-out voucher,

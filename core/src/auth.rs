@@ -88,6 +88,9 @@ pub struct Auth {
     kv: Kv,
     token_ttl: Duration,
     code_ttl: Duration,
+    /// Sessions seen in the last `session_cache_ms`, so a shopper's burst of
+    /// requests costs one Redis lookup, not one per request.
+    sessions: moka::future::Cache<String, Session>,
 }
 
 impl Auth {
@@ -97,6 +100,10 @@ impl Auth {
             kv,
             token_ttl: Duration::from_secs(settings.token_ttl_secs),
             code_ttl: Duration::from_secs(settings.code_ttl_secs),
+            sessions: moka::future::Cache::builder()
+                .max_capacity(1_000_000)
+                .time_to_live(Duration::from_millis(settings.session_cache_ms))
+                .build(),
         }
     }
 
@@ -184,14 +191,23 @@ impl Auth {
         Ok(Issued { token, session, expires_in: self.token_ttl })
     }
 
-    /// The session behind `token`, renewing its TTL; `None` if unknown or expired.
+    /// The session behind `token`, renewing its TTL; `None` if unknown or
+    /// expired. A session found within the last `session_cache_ms` is served
+    /// from memory (its TTL was renewed then).
     pub async fn authenticate(&self, token: &str) -> Result<Option<Session>, AuthError> {
         if token.is_empty() || token.len() > 128 {
             return Ok(None);
         }
+        if let Some(session) = self.sessions.get(token).await {
+            return Ok(Some(session));
+        }
         let raw: Option<String> =
             self.kv.conn().get_ex(self.kv.keys.session(token), redis::Expiry::EX(self.token_ttl.as_secs())).await?;
-        raw.map(|r| serde_json::from_str(&r)).transpose().map_err(Into::into)
+        let session: Option<Session> = raw.map(|r| serde_json::from_str(&r)).transpose()?;
+        if let Some(session) = session {
+            self.sessions.insert(token.to_owned(), session).await;
+        }
+        Ok(session)
     }
 }
 

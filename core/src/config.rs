@@ -21,6 +21,7 @@ pub struct Settings {
     pub mq: MqSettings,
     pub auth: AuthSettings,
     pub ids: IdSettings,
+    pub seckill: SeckillSettings,
     pub orders: OrderSettings,
     pub worker: WorkerSettings,
     pub log: LogSettings,
@@ -86,6 +87,9 @@ pub struct AuthSettings {
     pub token_ttl_secs: u64,
     /// Lifetime of a login code. Default 300 s.
     pub code_ttl_secs: u64,
+    /// How long a session, once read from Redis, is served from memory. A
+    /// token deleted in Redis stops working within this time. Default 5000 ms.
+    pub session_cache_ms: u64,
     /// Bearer token that admin routes accept. Default `dev-admin-token`;
     /// set `CITYHUB__AUTH__ADMIN_TOKEN` anywhere but a laptop.
     pub admin_token: Secret,
@@ -96,6 +100,15 @@ pub struct AuthSettings {
 pub struct IdSettings {
     /// Fixed node id (0..=1023) for order ids. Default: leased from Redis.
     pub node_id: Option<u16>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SeckillSettings {
+    /// Once Redis answers "sold out" for a voucher, this instance answers
+    /// "sold out" from memory for this long without asking Redis. Stock
+    /// released meanwhile is sold after it lapses. 0 disables. Default 200 ms.
+    pub sold_out_cache_ms: u64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -162,7 +175,13 @@ impl Default for MqSettings {
 
 impl Default for AuthSettings {
     fn default() -> Self {
-        Self { token_ttl_secs: 7200, code_ttl_secs: 300, admin_token: Secret::new("dev-admin-token") }
+        Self { token_ttl_secs: 7200, code_ttl_secs: 300, session_cache_ms: 5000, admin_token: Secret::new("dev-admin-token") }
+    }
+}
+
+impl Default for SeckillSettings {
+    fn default() -> Self {
+        Self { sold_out_cache_ms: 200 }
     }
 }
 

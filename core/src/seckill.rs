@@ -73,6 +73,8 @@ impl SeckillError {
 
 /// The seckill service; share it behind an `Arc`.
 pub struct Seckill {
+    /// Vouchers Redis recently called sold out (see `SeckillSettings`).
+    sold_out: Option<moka::sync::Cache<u64, ()>>,
     kv: Kv,
     vouchers: Vouchers,
     ids: Arc<OrderIds>,
@@ -87,11 +89,14 @@ impl Seckill {
         ids: Arc<OrderIds>,
         publisher: BatchPublisher,
         pending_ttl: Duration,
+        sold_out_for: Duration,
     ) -> Self {
         for outcome in OUTCOMES {
             metrics::counter!(crate::metrics::SECKILL_REQUESTS, "outcome" => outcome).increment(0);
         }
-        Self { kv, vouchers, ids, publisher, pending_ttl }
+        let sold_out = (!sold_out_for.is_zero())
+            .then(|| moka::sync::Cache::builder().max_capacity(100_000).time_to_live(sold_out_for).build());
+        Self { sold_out, kv, vouchers, ids, publisher, pending_ttl }
     }
 
     /// Tries to win voucher `voucher_id` for `user_id` (see the module doc),
@@ -120,10 +125,18 @@ impl Seckill {
             .await
             .map_err(|e| SeckillError::Redis(Arc::unwrap_or_clone(e)))?
             .ok_or(SeckillError::UnknownVoucher)?;
+        if self.sold_out.as_ref().is_some_and(|c| c.contains_key(&voucher_id)) {
+            return Err(SeckillError::SoldOut);
+        }
         let order_id = self.ids.next_id();
         match scripts::reserve(&self.kv, voucher_id, user_id, order_id).await? {
             Reserve::Accepted => {}
-            Reserve::SoldOut => return Err(SeckillError::SoldOut),
+            Reserve::SoldOut => {
+                if let Some(c) = &self.sold_out {
+                    c.insert(voucher_id, ());
+                }
+                return Err(SeckillError::SoldOut);
+            }
             Reserve::AlreadyBought => return Err(SeckillError::AlreadyBought),
             Reserve::NotStarted => return Err(SeckillError::NotStarted),
             Reserve::Ended => return Err(SeckillError::Ended),

@@ -8,7 +8,7 @@ async fn the_benchmark_command_runs_at_a_tiny_size_and_writes_its_report() {
     let (md, json) = (e2e.dir.join("BENCH.md"), e2e.dir.join("BENCH.json"));
     let out = e2e
         .cli()
-        .args(["bench", "--rounds", "1", "--p1-requests", "300", "--p1-users", "100", "--connections", "10"])
+        .args(["bench", "--rounds", "1", "--p1-seconds", "1", "--p1-users", "100", "--connections", "10"])
         .args(["--orders", "150", "--accepted-concurrency", "20", "--evalsha-calls", "2000", "--out"])
         .arg(&md)
         .arg("--json")
