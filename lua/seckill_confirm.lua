@@ -1,20 +1,25 @@
--- seckill_confirm.lua: the order worker claims a reservation before writing the order.
+-- seckill_confirm.lua: the order worker claims reservations before writing the orders.
 --
 -- KEYS[1]  buyers hash  <prefix>seckill:{<voucher>}:buyers
--- ARGV[1]  user id
--- ARGV[2]  order id
+-- ARGV     pairs: user id, order id, user id, order id, ... (orders of this voucher)
 --
--- Marks the buyer's entry "<order id>:c" so that seckill_release.lua can no
--- longer undo it. Confirming twice is harmless (redelivered messages).
+-- Marks each buyer's entry "<order id>:c" so that seckill_release.lua can
+-- no longer undo it. Confirming twice is harmless (redelivered messages).
 --
--- Returns 1 confirmed (now or earlier), 0 revoked (the reservation was
--- released because the publish failed, or belongs to another order).
-local cur = redis.call('HGET', KEYS[1], ARGV[1])
-if cur == ARGV[2] then
-  redis.call('HSET', KEYS[1], ARGV[1], ARGV[2] .. ':c')
-  return 1
+-- Returns one integer per pair, in order: 1 confirmed (now or earlier),
+-- 0 revoked (the reservation was released because the publish failed, or
+-- the buyer holds another order).
+local out = {}
+for i = 1, #ARGV, 2 do
+  local user, order = ARGV[i], ARGV[i + 1]
+  local cur = redis.call('HGET', KEYS[1], user)
+  if cur == order then
+    redis.call('HSET', KEYS[1], user, order .. ':c')
+    out[#out + 1] = 1
+  elseif cur == order .. ':c' then
+    out[#out + 1] = 1
+  else
+    out[#out + 1] = 0
+  end
 end
-if cur == ARGV[2] .. ':c' then
-  return 1
-end
-return 0
+return out

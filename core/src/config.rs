@@ -127,6 +127,9 @@ pub struct WorkerSettings {
     pub db_attempts: u32,
     /// Where the worker serves `/metrics` and `/healthz`. Default `127.0.0.1:9091`.
     pub metrics_addr: String,
+    /// Most orders the worker stores in one transaction when consumed
+    /// batches queue up (group commit). Default 512.
+    pub combine_max_rows: usize,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -175,7 +178,12 @@ impl Default for MqSettings {
 
 impl Default for AuthSettings {
     fn default() -> Self {
-        Self { token_ttl_secs: 7200, code_ttl_secs: 300, session_cache_ms: 5000, admin_token: Secret::new("dev-admin-token") }
+        Self {
+            token_ttl_secs: 7200,
+            code_ttl_secs: 300,
+            session_cache_ms: 5000,
+            admin_token: Secret::new("dev-admin-token"),
+        }
     }
 }
 
@@ -193,7 +201,7 @@ impl Default for OrderSettings {
 
 impl Default for WorkerSettings {
     fn default() -> Self {
-        Self { db_attempts: 5, metrics_addr: "127.0.0.1:9091".into() }
+        Self { db_attempts: 5, metrics_addr: "127.0.0.1:9091".into(), combine_max_rows: 512 }
     }
 }
 
@@ -340,6 +348,18 @@ mod tests {
         s.ids.node_id = Some(9);
         let back = Settings::from_vars(s.to_vars()).unwrap();
         assert_eq!(serde_json::to_value(&back).unwrap(), serde_json::to_value(&s).unwrap());
+    }
+
+    #[test]
+    fn the_example_file_lists_every_default() {
+        let example = concat!(env!("CARGO_MANIFEST_DIR"), "/../config/cityhub.example.toml");
+        let file: Settings = config::Config::builder()
+            .add_source(config::File::new(example, config::FileFormat::Toml))
+            .build()
+            .unwrap()
+            .try_deserialize()
+            .unwrap();
+        assert_eq!(serde_json::to_value(&file).unwrap(), serde_json::to_value(Settings::default()).unwrap());
     }
 
     #[test]

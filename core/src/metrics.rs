@@ -18,6 +18,7 @@ pub const MQ_PUBLISH_DURATION: &str = "cityhub_mq_publish_duration_seconds";
 pub const MQ_PUBLISH_FAILURES: &str = "cityhub_mq_publish_failures_total";
 pub const MQ_PUBLISHED: &str = "cityhub_mq_published_messages_total";
 pub const CONSUMER_MESSAGES: &str = "cityhub_consumer_messages_total";
+pub const CONSUMER_BATCH_SIZE: &str = "cityhub_consumer_batch_size";
 pub const CONSUMER_BATCH_DURATION: &str = "cityhub_consumer_batch_duration_seconds";
 pub const CONSUMER_RETRIED_BATCHES: &str = "cityhub_consumer_retried_batches_total";
 pub const DB_POOL_CONNECTIONS: &str = "cityhub_db_pool_connections";
@@ -39,6 +40,7 @@ pub fn install() -> PrometheusHandle {
             let handle = PrometheusBuilder::new()
                 .set_buckets_for_metric(Matcher::Suffix("_seconds".into()), SECONDS_BUCKETS)
                 .and_then(|b| b.set_buckets_for_metric(Matcher::Full(MQ_PUBLISH_BATCH_SIZE.into()), SIZE_BUCKETS))
+                .and_then(|b| b.set_buckets_for_metric(Matcher::Full(CONSUMER_BATCH_SIZE.into()), SIZE_BUCKETS))
                 .expect("static buckets are valid")
                 .install_recorder()
                 .expect("the metrics recorder is installed once");
@@ -76,6 +78,7 @@ fn describe() {
         CONSUMER_MESSAGES,
         "Consumed messages by topic and result: stored, redelivered (already stored), parked."
     );
+    describe_histogram!(CONSUMER_BATCH_SIZE, Unit::Count, "Messages per consumed batch.");
     describe_histogram!(CONSUMER_BATCH_DURATION, Unit::Seconds, "Time to handle one consumed batch.");
     describe_counter!(CONSUMER_RETRIED_BATCHES, "Batches handed back to the broker after transient failures.");
     describe_gauge!(DB_POOL_CONNECTIONS, "MySQL pool connections by state (idle, in_use).");

@@ -3,6 +3,7 @@
 //! reconciler) join it in later releases.
 #![forbid(unsafe_code)]
 
+mod combiner;
 pub mod ops;
 pub mod orders;
 
@@ -62,7 +63,7 @@ impl Worker {
         producer.shutdown().await;
 
         let stats = Arc::new(WorkerStats::default());
-        let handler = Arc::new(OrderHandler::new(db, kv, Arc::clone(&stats), settings.worker.db_attempts));
+        let handler = Arc::new(OrderHandler::new(db, kv, Arc::clone(&stats), &settings.worker));
         let consumer =
             Consumer::start(mq, &settings.mq, &settings.mq.order_consumer_group, &settings.mq.order_topic, handler)
                 .await

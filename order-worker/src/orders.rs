@@ -9,17 +9,20 @@
 //! batch goes back to the broker. The batch is acked only after every
 //! message is stored or parked.
 
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use cityhub_core::config::WorkerSettings;
 use cityhub_core::kv::{scripts, Kv};
 use cityhub_core::metrics as m;
 use cityhub_core::mq::consumer::{Ack, BatchHandler, Delivery};
 use cityhub_core::mq::parked::park;
-use cityhub_core::orders::store::{store_batch, StoreError, Stored};
+use cityhub_core::orders::store::{StoreError, Stored};
+
+use crate::combiner::Combiner;
 use cityhub_core::orders::OrderMessage;
-use futures::future::join_all;
 use sqlx::MySqlPool;
 
 /// Counters of what the worker did since it started.
@@ -37,9 +40,9 @@ pub struct WorkerStats {
 
 impl WorkerStats {
     fn add(&self, stored: &Stored) {
-        self.stored.fetch_add(stored.inserted as u64, Ordering::Relaxed);
+        self.stored.fetch_add(stored.inserted.len() as u64, Ordering::Relaxed);
         self.redelivered.fetch_add(stored.duplicates as u64, Ordering::Relaxed);
-        messages("stored").increment(stored.inserted as u64);
+        messages("stored").increment(stored.inserted.len() as u64);
         messages("redelivered").increment(stored.duplicates as u64);
     }
 
@@ -61,6 +64,7 @@ fn messages(result: &'static str) -> metrics::Counter {
 /// Stores order messages; see the module doc.
 pub struct OrderHandler {
     db: MySqlPool,
+    writer: Combiner,
     kv: Kv,
     stats: Arc<WorkerStats>,
     attempts: u32,
@@ -70,12 +74,13 @@ pub struct OrderHandler {
 struct Transient;
 
 impl OrderHandler {
-    pub fn new(db: MySqlPool, kv: Kv, stats: Arc<WorkerStats>, attempts: u32) -> Self {
+    pub fn new(db: MySqlPool, kv: Kv, stats: Arc<WorkerStats>, settings: &WorkerSettings) -> Self {
         for result in ["stored", "redelivered", "parked"] {
             messages(result).increment(0);
         }
         metrics::counter!(m::CONSUMER_RETRIED_BATCHES, "topic" => "orders").increment(0);
-        Self { db, kv, stats, attempts: attempts.max(1) }
+        let writer = Combiner::spawn(db.clone(), settings.combine_max_rows.max(1));
+        Self { db, writer, kv, stats, attempts: settings.db_attempts.max(1) }
     }
 
     async fn park(&self, delivery: &Delivery, reason: &str) -> Result<(), Transient> {
@@ -91,7 +96,7 @@ impl OrderHandler {
     async fn store_with_retry(&self, orders: &[OrderMessage]) -> Result<Result<Stored, StoreError>, Transient> {
         let mut delay = Duration::from_millis(50);
         for attempt in 1..=self.attempts {
-            match store_batch(&self.db, orders).await {
+            match self.writer.store(orders.to_vec()).await {
                 Err(err) if err.is_transient() => {
                     tracing::warn!(attempt, error = %err, "transient error storing orders");
                     if attempt < self.attempts {
@@ -114,19 +119,28 @@ impl OrderHandler {
             }
         }
 
-        let confirmations =
-            join_all(parsed.iter().map(|(_, o)| scripts::confirm(&self.kv, o.voucher_id, o.user_id, o.order_id))).await;
+        // One confirm call per voucher in the batch.
+        let mut by_voucher: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
+        for (i, (_, order)) in parsed.iter().enumerate() {
+            by_voucher.entry(order.voucher_id).or_default().push(i);
+        }
+        let mut claimed = vec![false; parsed.len()];
+        for (voucher_id, members) in &by_voucher {
+            let pairs: Vec<(u64, u64)> = members.iter().map(|&i| (parsed[i].1.user_id, parsed[i].1.order_id)).collect();
+            let flags = scripts::confirm(&self.kv, *voucher_id, &pairs).await.map_err(|err| {
+                tracing::warn!(error = %err, "cannot confirm reservations");
+                Transient
+            })?;
+            for (&i, flag) in members.iter().zip(flags) {
+                claimed[i] = flag;
+            }
+        }
         let mut confirmed = Vec::with_capacity(parsed.len());
-        for ((delivery, order), confirmation) in parsed.into_iter().zip(confirmations) {
-            match confirmation {
-                Ok(true) => confirmed.push((delivery, order)),
-                Ok(false) => {
-                    self.park(delivery, "revoked: the reservation was released before the order was stored").await?
-                }
-                Err(err) => {
-                    tracing::warn!(error = %err, "cannot confirm reservation");
-                    return Err(Transient);
-                }
+        for ((delivery, order), claimed) in parsed.into_iter().zip(claimed) {
+            if claimed {
+                confirmed.push((delivery, order));
+            } else {
+                self.park(delivery, "revoked: the reservation was released before the order was stored").await?;
             }
         }
 
@@ -160,6 +174,7 @@ impl OrderHandler {
 impl BatchHandler for OrderHandler {
     async fn handle(&self, batch: Vec<Delivery>) -> Ack {
         let started = std::time::Instant::now();
+        metrics::histogram!(m::CONSUMER_BATCH_SIZE, "topic" => "orders").record(batch.len() as f64);
         let ack = match self.process(batch).await {
             Ok(()) => Ack::Done,
             Err(Transient) => {

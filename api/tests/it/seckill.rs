@@ -120,3 +120,23 @@ async fn seckill_answers_each_rejection_with_its_own_status_and_code() {
     assert!(app.buyers(later).await.is_empty() && app.buyers(brief).await.is_empty());
     app.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_sold_out_answer_from_memory_lapses_so_released_stock_sells_again() {
+    let app = TestApp::spawn_without_worker().await;
+    let voucher = app.on_sale(1).await;
+    let users = app.users(2).await;
+    assert_eq!(app.seckill(&users[0].1, voucher).await.0, 202);
+    assert_eq!(app.seckill(&users[1].1, voucher).await.1["code"], "sold_out");
+
+    // A unit comes back (as when an unpaid order is closed).
+    let _: () = redis::AsyncCommands::hincr(&mut app.kv.conn(), app.kv.keys.seckill_voucher(voucher), "stock", 1)
+        .await
+        .unwrap();
+    let sold_out_for = Duration::from_millis(app.env.settings.seckill.sold_out_cache_ms);
+    tokio::time::sleep(sold_out_for + Duration::from_millis(100)).await;
+
+    assert_eq!(app.seckill(&users[1].1, voucher).await.0, 202, "the released unit sells once the memory lapses");
+    assert_eq!(app.redis_stock(voucher).await, 0);
+    app.shutdown().await;
+}

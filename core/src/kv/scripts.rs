@@ -75,8 +75,17 @@ pub async fn release(kv: &Kv, voucher_id: u64, user_id: u64, order_id: u64) -> r
         .await
 }
 
-/// Runs `seckill_confirm.lua`: true when the reservation is (now) confirmed,
-/// false when it was released and the order must not be written.
-pub async fn confirm(kv: &Kv, voucher_id: u64, user_id: u64, order_id: u64) -> redis::RedisResult<bool> {
-    CONFIRM.key(kv.keys.seckill_buyers(voucher_id)).arg(user_id).arg(order_id).invoke_async(&mut kv.conn()).await
+/// Runs `seckill_confirm.lua` for `(user, order)` pairs of one voucher in
+/// one call: for each, true when the reservation is (now) confirmed, false
+/// when it was released and the order must not be written.
+pub async fn confirm(kv: &Kv, voucher_id: u64, orders: &[(u64, u64)]) -> redis::RedisResult<Vec<bool>> {
+    if orders.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut invocation = CONFIRM.key(kv.keys.seckill_buyers(voucher_id));
+    for (user_id, order_id) in orders {
+        invocation.arg(user_id).arg(order_id);
+    }
+    let flags: Vec<i64> = invocation.invoke_async(&mut kv.conn()).await?;
+    Ok(flags.into_iter().map(|f| f == 1).collect())
 }

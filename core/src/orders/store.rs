@@ -16,9 +16,9 @@ use super::OrderMessage;
 /// What a committed batch did.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Stored {
-    /// Orders inserted now.
-    pub inserted: usize,
-    /// Orders that were already stored (redeliveries).
+    /// Ids of the orders inserted now.
+    pub inserted: HashSet<u64>,
+    /// Messages whose order was already stored (redeliveries).
     pub duplicates: usize,
 }
 
@@ -75,10 +75,24 @@ pub async fn store_batch(db: &MySqlPool, orders: &[OrderMessage]) -> Result<Stor
         orders.iter().filter(|o| !present.contains(&o.order_id) && seen.insert(o.order_id)).collect();
     let duplicates = orders.len() - fresh.len();
     if fresh.is_empty() {
-        return Ok(Stored { inserted: 0, duplicates });
+        return Ok(Stored { inserted: HashSet::new(), duplicates });
     }
 
-    // Per voucher, in id order so concurrent batches lock rows in one order.
+    let mut insert =
+        QueryBuilder::<MySql>::new("INSERT INTO orders (id, user_id, voucher_id, status, pay_amount, created_at) ");
+    insert.push_values(&fresh, |mut row, o| {
+        let created = DateTime::<Utc>::from_timestamp_millis(o.created_at_ms as i64).unwrap_or_else(Utc::now);
+        row.push_bind(o.order_id)
+            .push_bind(o.user_id)
+            .push_bind(o.voucher_id)
+            .push_bind("unpaid")
+            .push_bind(o.pay_amount)
+            .push_bind(created);
+    });
+    insert.build().execute(&mut *tx).await?;
+
+    // Stock last, so the voucher's hot row stays locked only until the commit;
+    // per voucher in id order, so concurrent batches lock rows in one order.
     let mut per_voucher: BTreeMap<u64, u32> = BTreeMap::new();
     for o in &fresh {
         *per_voucher.entry(o.voucher_id).or_default() += 1;
@@ -102,19 +116,6 @@ pub async fn store_batch(db: &MySqlPool, orders: &[OrderMessage]) -> Result<Stor
             });
         }
     }
-
-    let mut insert =
-        QueryBuilder::<MySql>::new("INSERT INTO orders (id, user_id, voucher_id, status, pay_amount, created_at) ");
-    insert.push_values(&fresh, |mut row, o| {
-        let created = DateTime::<Utc>::from_timestamp_millis(o.created_at_ms as i64).unwrap_or_else(Utc::now);
-        row.push_bind(o.order_id)
-            .push_bind(o.user_id)
-            .push_bind(o.voucher_id)
-            .push_bind("unpaid")
-            .push_bind(o.pay_amount)
-            .push_bind(created);
-    });
-    insert.build().execute(&mut *tx).await?;
     tx.commit().await?;
-    Ok(Stored { inserted: fresh.len(), duplicates })
+    Ok(Stored { inserted: fresh.iter().map(|o| o.order_id).collect(), duplicates })
 }
