@@ -9,6 +9,9 @@
 //!    worker already confirmed it (the batch reached the broker after all),
 //!    the order stands and the shopper is told so.
 //!
+//! Steps 2 to 4 run in their own task, so a shopper who hangs up cannot
+//! leave a reservation without its message.
+//!
 //! Open window: if the process dies between steps 2 and 3 (or the release
 //! itself fails), Redis holds a reservation that no message carries. The
 //! reconciler (a later issue) closes it: it compares each voucher's buyers in
@@ -102,12 +105,23 @@ impl Seckill {
     /// Tries to win voucher `voucher_id` for `user_id` (see the module doc),
     /// counting the outcome in `cityhub_seckill_requests_total`.
     pub async fn attempt(
-        &self,
+        self: &Arc<Self>,
         user_id: u64,
         voucher_id: u64,
         request_id: Option<String>,
     ) -> Result<Accepted, SeckillError> {
-        let outcome = self.decide(user_id, voucher_id, request_id).await;
+        let outcome = if self.sold_out.as_ref().is_some_and(|c| c.contains_key(&voucher_id)) {
+            Err(SeckillError::SoldOut)
+        } else {
+            // Spawned, so that a shopper hanging up (which drops the request
+            // future) cannot stop it between the reservation and the publish
+            // or the release.
+            let this = Arc::clone(self);
+            match tokio::spawn(async move { this.decide(user_id, voucher_id, request_id).await }).await {
+                Ok(outcome) => outcome,
+                Err(task) => std::panic::resume_unwind(task.into_panic()),
+            }
+        };
         let label = outcome.as_ref().map_or_else(SeckillError::outcome, |_| "accepted");
         metrics::counter!(crate::metrics::SECKILL_REQUESTS, "outcome" => label).increment(1);
         outcome
@@ -125,9 +139,6 @@ impl Seckill {
             .await
             .map_err(|e| SeckillError::Redis(Arc::unwrap_or_clone(e)))?
             .ok_or(SeckillError::UnknownVoucher)?;
-        if self.sold_out.as_ref().is_some_and(|c| c.contains_key(&voucher_id)) {
-            return Err(SeckillError::SoldOut);
-        }
         let order_id = self.ids.next_id();
         match scripts::reserve(&self.kv, voucher_id, user_id, order_id).await? {
             Reserve::Accepted => {}

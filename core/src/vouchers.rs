@@ -81,7 +81,17 @@ impl Vouchers {
     }
 
     /// Creates the voucher and its seckill part and preloads Redis.
+    /// Runs in its own task, so a caller that goes away (an HTTP client
+    /// hanging up) cannot stop it between the Redis preload and the commit.
     pub async fn create_seckill(&self, new: NewSeckillVoucher) -> Result<SeckillVoucher, VoucherError> {
+        let this = self.clone();
+        match tokio::spawn(async move { this.create(new).await }).await {
+            Ok(outcome) => outcome,
+            Err(task) => std::panic::resume_unwind(task.into_panic()),
+        }
+    }
+
+    async fn create(&self, new: NewSeckillVoucher) -> Result<SeckillVoucher, VoucherError> {
         let mut tx = self.db.begin().await?;
         let shop: Option<(u64,)> = sqlx::query_as("SELECT id FROM shops WHERE id = ? LOCK IN SHARE MODE")
             .bind(new.shop_id)
