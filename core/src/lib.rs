@@ -6,6 +6,7 @@
 //! - [`kv`]: the Redis connection, key names and typed Lua scripts.
 //! - [`mq`]: the RocketMQ runtime, the batching publisher and the consumer loop.
 //! - [`ids`]: time-ordered 64-bit order ids.
+//! - [`metrics`]: the Prometheus recorder and every metric name.
 //! - [`auth`], [`vouchers`], [`seckill`], [`orders`]: the domain rules.
 #![forbid(unsafe_code)]
 
