@@ -133,26 +133,19 @@ impl Auth {
 
     /// Finds or creates the user with this phone.
     pub async fn register(&self, phone: &Phone) -> Result<Session, AuthError> {
-        sqlx::query("INSERT IGNORE INTO users (phone, nick_name) VALUES (?, ?)")
-            .bind(phone.as_str())
-            .bind(format!("user_{}", &phone.as_str()[phone.as_str().len().saturating_sub(4)..]))
-            .execute(&self.db)
-            .await?;
-        let (user_id, role): (u64, String) = sqlx::query_as("SELECT id, role FROM users WHERE phone = ?")
-            .bind(phone.as_str())
-            .fetch_one(&self.db)
-            .await?;
-        Ok(Session { user_id, role: Role::from_column(&role) })
+        let sessions = self.register_many(std::slice::from_ref(phone)).await?;
+        Ok(sessions[0])
     }
 
-    /// Finds or creates a user for every phone and issues each a token, in
-    /// bulk (for load tests and demos); the result follows `phones`' order.
-    pub async fn issue_many(&self, phones: &[Phone]) -> Result<Vec<Issued>, AuthError> {
-        let mut issued = Vec::with_capacity(phones.len());
+    /// Finds or creates a user for every phone (in chunks of 1000); the
+    /// result follows `phones`' order.
+    pub async fn register_many(&self, phones: &[Phone]) -> Result<Vec<Session>, AuthError> {
+        let mut sessions = Vec::with_capacity(phones.len());
         for chunk in phones.chunks(1000) {
-            let mut insert = sqlx::QueryBuilder::<sqlx::MySql>::new("INSERT IGNORE INTO users (phone) ");
+            let mut insert = sqlx::QueryBuilder::<sqlx::MySql>::new("INSERT IGNORE INTO users (phone, nick_name) ");
             insert.push_values(chunk, |mut row, phone| {
-                row.push_bind(phone.as_str());
+                let digits = phone.as_str();
+                row.push_bind(digits).push_bind(format!("user_{}", &digits[digits.len().saturating_sub(4)..]));
             });
             insert.build().execute(&self.db).await?;
             let mut select =
@@ -167,10 +160,19 @@ impl Auth {
                 .into_iter()
                 .map(|(phone, user_id, role)| (phone, Session { user_id, role: Role::from_column(&role) }))
                 .collect();
+            sessions.extend(chunk.iter().map(|phone| by_phone[phone.as_str()]));
+        }
+        Ok(sessions)
+    }
+
+    /// Finds or creates a user for every phone and issues each a token, in
+    /// bulk (for load tests and demos); the result follows `phones`' order.
+    pub async fn issue_many(&self, phones: &[Phone]) -> Result<Vec<Issued>, AuthError> {
+        let mut issued = Vec::with_capacity(phones.len());
+        for chunk in self.register_many(phones).await?.chunks(1000) {
             let mut pipe = redis::pipe();
-            for phone in chunk {
-                let session = by_phone[phone.as_str()];
-                let token = hex::encode(rand::random::<[u8; 24]>());
+            for &session in chunk {
+                let token = new_token();
                 pipe.set_ex(self.kv.keys.session(&token), serde_json::to_string(&session)?, self.token_ttl.as_secs())
                     .ignore();
                 issued.push(Issued { token, session, expires_in: self.token_ttl });
@@ -182,7 +184,7 @@ impl Auth {
 
     /// Issues a new bearer token for `session`.
     pub async fn issue(&self, session: Session) -> Result<Issued, AuthError> {
-        let token = hex::encode(rand::random::<[u8; 24]>());
+        let token = new_token();
         let _: () = self
             .kv
             .conn()
@@ -209,6 +211,11 @@ impl Auth {
         }
         Ok(session)
     }
+}
+
+/// A fresh bearer token: 24 random bytes, hex.
+fn new_token() -> String {
+    hex::encode(rand::random::<[u8; 24]>())
 }
 
 #[cfg(test)]
