@@ -78,6 +78,8 @@ pub struct MqSettings {
     pub send_timeout_ms: u64,
     /// Most messages handed to the order consumer at once. Default 64.
     pub consume_batch_max: u32,
+    /// How often a consumer samples its lag into `cityhub_consumer_lag_messages`, in ms. Default 5000.
+    pub lag_sample_ms: u64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -172,6 +174,7 @@ impl Default for MqSettings {
             batch_in_flight: 4,
             send_timeout_ms: 3000,
             consume_batch_max: 64,
+            lag_sample_ms: 5000,
         }
     }
 }
@@ -282,8 +285,8 @@ impl Settings {
         if self.mq.batch_max == 0 || self.mq.batch_max > 1024 {
             return invalid("mq.batch_max", "must be 1..=1024");
         }
-        if self.mq.batch_in_flight == 0 || self.mq.consume_batch_max == 0 {
-            return invalid("mq.batch_in_flight / mq.consume_batch_max", "must be positive");
+        if self.mq.batch_in_flight == 0 || self.mq.consume_batch_max == 0 || self.mq.lag_sample_ms == 0 {
+            return invalid("mq.batch_in_flight / mq.consume_batch_max / mq.lag_sample_ms", "must be positive");
         }
         if matches!(self.ids.node_id, Some(n) if n > crate::ids::MAX_NODE) {
             return invalid("ids.node_id", "must be 0..=1023");

@@ -21,6 +21,7 @@ pub const CONSUMER_MESSAGES: &str = "cityhub_consumer_messages_total";
 pub const CONSUMER_BATCH_SIZE: &str = "cityhub_consumer_batch_size";
 pub const CONSUMER_BATCH_DURATION: &str = "cityhub_consumer_batch_duration_seconds";
 pub const CONSUMER_RETRIED_BATCHES: &str = "cityhub_consumer_retried_batches_total";
+pub const CONSUMER_LAG: &str = "cityhub_consumer_lag_messages";
 pub const DB_POOL_CONNECTIONS: &str = "cityhub_db_pool_connections";
 pub const CACHE_REQUESTS: &str = "cityhub_cache_requests_total";
 pub const RATE_LIMITED: &str = "cityhub_rate_limited_total";
@@ -81,6 +82,11 @@ fn describe() {
     describe_histogram!(CONSUMER_BATCH_SIZE, Unit::Count, "Messages per consumed batch.");
     describe_histogram!(CONSUMER_BATCH_DURATION, Unit::Seconds, "Time to handle one consumed batch.");
     describe_counter!(CONSUMER_RETRIED_BATCHES, "Batches handed back to the broker after transient failures.");
+    describe_gauge!(
+        CONSUMER_LAG,
+        Unit::Count,
+        "Messages stored past this instance's consumed offsets, over the queues it holds, by topic and group."
+    );
     describe_gauge!(DB_POOL_CONNECTIONS, "MySQL pool connections by state (idle, in_use).");
     describe_counter!(CACHE_REQUESTS, "Cache lookups by cache, layer and result (hit, miss, stale).");
     describe_counter!(RATE_LIMITED, "Requests refused by a rate limiter, by limiter.");

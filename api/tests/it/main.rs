@@ -6,6 +6,7 @@ mod app;
 
 mod auth;
 mod compose;
+mod consumer;
 mod fuzz;
 mod metrics;
 mod openapi;

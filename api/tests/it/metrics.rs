@@ -66,6 +66,8 @@ async fn metrics_show_requests_outcomes_publishes_and_consumption_during_a_sale(
     assert!(sample(&worker, "cityhub_consumer_messages_total", &[r#"result="parked""#]).is_some());
     assert!(sample(&worker, "cityhub_consumer_batch_duration_seconds_count", &[]).unwrap() >= 1.0);
     assert!(worker.contains("# TYPE cityhub_consumer_messages_total counter"));
+    let group = format!(r#"group="{}""#, app.env.settings.mq.order_consumer_group);
+    assert!(sample(&worker, "cityhub_consumer_lag_messages", &[&topic, &group]).is_some());
     app.shutdown().await;
 }
 

@@ -8,6 +8,7 @@
 
 use std::future::Future;
 use std::sync::Arc;
+use std::time::Duration;
 
 use bytes::Bytes;
 use rocketmq_client_rust::{
@@ -16,6 +17,8 @@ use rocketmq_client_rust::{
 };
 use rocketmq_model::common::consumer::consume_from_where::ConsumeFromWhere;
 use rocketmq_model::common::message::message_ext::MessageExt;
+use tokio::sync::Mutex;
+use tokio_util::sync::CancellationToken;
 
 use super::MqError;
 use crate::config::MqSettings;
@@ -76,15 +79,18 @@ impl<H: BatchHandler> MessageListenerConcurrently for Listener<H> {
     }
 }
 
-/// A running push consumer.
+/// A running push consumer, with its lag probe.
 pub struct Consumer {
-    inner: DefaultMQPushConsumer,
+    inner: Arc<Mutex<DefaultMQPushConsumer>>,
+    stop_probe: CancellationToken,
+    probe: tokio::task::JoinHandle<()>,
 }
 
 impl Consumer {
     /// Subscribes `group` to `topic` (from the first offset for a new group)
     /// and starts delivering batches of up to `settings.consume_batch_max`
-    /// to `handler` on the current runtime.
+    /// to `handler` on the current runtime; samples its lag every
+    /// `settings.lag_sample_ms`.
     pub async fn start<H: BatchHandler>(
         client: &Arc<ClientRuntime>,
         settings: &MqSettings,
@@ -104,11 +110,27 @@ impl Consumer {
         inner.subscribe(topic.to_owned(), "*").await?;
         inner.register_message_listener_concurrently(Listener { handler, app: tokio::runtime::Handle::current() });
         inner.start().await?;
-        Ok(Self { inner })
+        let inner = Arc::new(Mutex::new(inner));
+        let stop_probe = CancellationToken::new();
+        let probe = tokio::spawn(super::lag::run(
+            Arc::clone(&inner),
+            group.to_owned(),
+            topic.to_owned(),
+            Duration::from_millis(settings.lag_sample_ms),
+            stop_probe.clone(),
+        ));
+        Ok(Self { inner, stop_probe, probe })
+    }
+
+    /// Messages on `topic` past this consumer's consumed offsets, now.
+    pub async fn lag(&self, topic: &str) -> Result<i64, MqError> {
+        super::lag::sample(&self.inner, topic).await
     }
 
     /// Stops pulling and waits for in-flight batches to finish.
-    pub async fn shutdown(mut self) {
-        self.inner.shutdown().await;
+    pub async fn shutdown(self) {
+        self.stop_probe.cancel();
+        let _ = self.probe.await;
+        self.inner.lock().await.shutdown().await;
     }
 }

@@ -6,8 +6,10 @@
 //! - [`publisher`]: batches single publishes into `send_batch` calls.
 //! - [`consumer`]: a push consumer that hands batches to an async handler and
 //!   acks only after the handler says the effect is durable.
+//! - [`lag`]: the consumer's lag, sampled into a gauge.
 
 pub mod consumer;
+pub mod lag;
 pub mod parked;
 pub mod publisher;
 pub mod runtime;

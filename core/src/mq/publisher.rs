@@ -15,6 +15,7 @@ use rocketmq_model::common::message::message_single::Message;
 use rocketmq_model::result::SendStatus;
 use tokio::sync::{mpsc, oneshot, Semaphore};
 
+use super::MqError;
 use crate::config::MqSettings;
 use crate::metrics as m;
 
@@ -105,6 +106,15 @@ async fn run(mut rx: mpsc::Receiver<Job>, producer: DefaultMQProducer, topic: Ar
     }
 }
 
+/// The client hides the broker's remark; its response code is what tells a
+/// full disk (14) from a busy broker (2) or a missing topic (17).
+fn describe(err: &MqError) -> String {
+    match err.broker_response_code() {
+        Some(code) => format!("{err} (broker response code {code})"),
+        None => err.to_string(),
+    }
+}
+
 async fn send(producer: &DefaultMQProducer, topic: &str, batch: Vec<Job>, timeout: Duration) {
     let started = Instant::now();
     let size = batch.len();
@@ -124,7 +134,7 @@ async fn send(producer: &DefaultMQProducer, topic: &str, batch: Vec<Job>, timeou
     {
         Ok(Ok(result)) if result.send_status == SendStatus::SendOk => Ok(()),
         Ok(Ok(result)) => Err(PublishError::Broker(format!("{:?}", result.send_status))),
-        Ok(Err(err)) => Err(PublishError::Broker(err.to_string())),
+        Ok(Err(err)) => Err(PublishError::Broker(describe(&err))),
         Err(_) => Err(PublishError::Timeout(timeout)),
     };
     metrics::histogram!(m::MQ_PUBLISH_BATCH_SIZE, "topic" => topic.to_owned()).record(size as f64);
