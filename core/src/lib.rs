@@ -26,6 +26,20 @@ pub mod vouchers;
 #[cfg(feature = "testkit")]
 pub mod testkit;
 
+/// Runs `work` in its own task and waits for it: a caller that goes away
+/// (an HTTP client hanging up drops the request future) cannot stop `work`
+/// halfway. A panic in `work` resumes in the caller.
+pub async fn run_to_completion<F>(work: F) -> F::Output
+where
+    F: std::future::Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    match tokio::spawn(work).await {
+        Ok(output) => output,
+        Err(task) => std::panic::resume_unwind(task.into_panic()),
+    }
+}
+
 /// Milliseconds since the Unix epoch, from the local clock.
 pub fn now_ms() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)

@@ -113,14 +113,10 @@ impl Seckill {
         let outcome = if self.sold_out.as_ref().is_some_and(|c| c.contains_key(&voucher_id)) {
             Err(SeckillError::SoldOut)
         } else {
-            // Spawned, so that a shopper hanging up (which drops the request
-            // future) cannot stop it between the reservation and the publish
-            // or the release.
+            // A shopper hanging up cannot stop it between the reservation
+            // and the publish or the release.
             let this = Arc::clone(self);
-            match tokio::spawn(async move { this.decide(user_id, voucher_id, request_id).await }).await {
-                Ok(outcome) => outcome,
-                Err(task) => std::panic::resume_unwind(task.into_panic()),
-            }
+            crate::run_to_completion(async move { this.decide(user_id, voucher_id, request_id).await }).await
         };
         let label = outcome.as_ref().map_or_else(SeckillError::outcome, |_| "accepted");
         metrics::counter!(crate::metrics::SECKILL_REQUESTS, "outcome" => label).increment(1);

@@ -85,10 +85,7 @@ impl Vouchers {
     /// hanging up) cannot stop it between the Redis preload and the commit.
     pub async fn create_seckill(&self, new: NewSeckillVoucher) -> Result<SeckillVoucher, VoucherError> {
         let this = self.clone();
-        match tokio::spawn(async move { this.create(new).await }).await {
-            Ok(outcome) => outcome,
-            Err(task) => std::panic::resume_unwind(task.into_panic()),
-        }
+        crate::run_to_completion(async move { this.create(new).await }).await
     }
 
     async fn create(&self, new: NewSeckillVoucher) -> Result<SeckillVoucher, VoucherError> {

@@ -106,8 +106,9 @@ async fn run(mut rx: mpsc::Receiver<Job>, producer: DefaultMQProducer, topic: Ar
     }
 }
 
-/// The client hides the broker's remark; its response code is what tells a
-/// full disk (14) from a busy broker (2) or a missing topic (17).
+/// The client hides the broker's remark, so the response code is all a log
+/// can say of why the broker refused (a broker whose store was deleted under
+/// it answers 2).
 fn describe(err: &MqError) -> String {
     match err.broker_response_code() {
         Some(code) => format!("{err} (broker response code {code})"),
