@@ -2,8 +2,8 @@
 FROM rust:1.95-bookworm AS build
 WORKDIR /src
 COPY . .
-RUN cargo build --release -p cityhub-api -p cityhub-order-worker -p cityhub-cli \
- && cp target/release/cityhub-api target/release/cityhub-order-worker target/release/cityhub /usr/local/bin/
+RUN cargo build --release -p cityhub-api -p cityhub-worker -p cityhub-cli \
+ && cp target/release/cityhub-api target/release/cityhub-worker target/release/cityhub /usr/local/bin/
 
 FROM debian:bookworm-slim AS runtime
 RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates curl \
@@ -17,5 +17,5 @@ EXPOSE 8080
 ENTRYPOINT ["cityhub-api"]
 
 FROM runtime AS worker
-COPY --from=build /usr/local/bin/cityhub-order-worker /usr/local/bin/
-ENTRYPOINT ["cityhub-order-worker"]
+COPY --from=build /usr/local/bin/cityhub-worker /usr/local/bin/
+ENTRYPOINT ["cityhub-worker"]

@@ -72,6 +72,7 @@ save=(
     -Jjmeter.save.saveservice.output_format=csv
     -Jjmeter.save.saveservice.print_field_names=true
     -Jjmeter.save.saveservice.default_delimiter=,
+    -Jsample_variables=user_id,order_id
     -Jjmeter.save.saveservice.timestamp_format=ms
     -Jjmeter.save.saveservice.time=true
     -Jjmeter.save.saveservice.label=true

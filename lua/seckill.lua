@@ -1,9 +1,13 @@
 -- seckill.lua: reserve one unit of a seckill voucher for one user, atomically.
 --
 -- KEYS[1]  voucher hash  <prefix>seckill:{<voucher>}:voucher  fields stock, begin_ms, end_ms
--- KEYS[2]  buyers hash   <prefix>seckill:{<voucher>}:buyers   field user id -> order id
+-- KEYS[2]  buyers hash   <prefix>seckill:{<voucher>}:buyers   field user id -> reservation
 -- ARGV[1]  user id
 -- ARGV[2]  order id
+--
+-- A buyer's reservation is "<order id>" (reserved), "<order id>:c" (confirmed
+-- by the worker) or "<order id>:r" (released: a tombstone, which leaves the
+-- user free to buy again; see seckill_release.lua).
 --
 -- The sale window is checked against the Redis server clock, so every API
 -- instance judges it the same way. Both keys share the {<voucher>} hash tag.
@@ -22,7 +26,8 @@ end
 if now >= tonumber(v[3]) then
   return 4
 end
-if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 1 then
+local cur = redis.call('HGET', KEYS[2], ARGV[1])
+if cur and string.sub(cur, -2) ~= ':r' then
   return 2
 end
 if tonumber(v[1]) <= 0 then

@@ -5,14 +5,27 @@
 -- ARGV[1]  user id
 -- ARGV[2]  order id (as reserved, unconfirmed)
 --
--- Restores one unit of stock and removes the buyer only if the buyer still
--- maps to exactly this unconfirmed order id; a confirmed order (the worker got
--- the message after all) or another order is left alone.
+-- Only the exact unconfirmed order id is released: its entry becomes the
+-- tombstone "<order id>:r" (so a message that reaches the worker after all
+-- is refused as revoked, and the user may buy again) and one unit of stock
+-- comes back. A confirmed order (the worker got the message) or another
+-- order is left alone. With no entry at all (Redis lost it) the tombstone is
+-- written so a late message is refused, but stock is not touched: whether
+-- this unit is still counted is unknown, and the reconciler rebuilds it.
 --
--- Returns 1 released, 0 left alone.
-if redis.call('HGET', KEYS[2], ARGV[1]) == ARGV[2] then
-  redis.call('HDEL', KEYS[2], ARGV[1])
+-- Returns 1 released, 0 confirmed (the order stands), 2 unknown (no entry),
+--         3 another order or an earlier tombstone holds the entry (left alone).
+local cur = redis.call('HGET', KEYS[2], ARGV[1])
+if cur == ARGV[2] then
+  redis.call('HSET', KEYS[2], ARGV[1], ARGV[2] .. ':r')
   redis.call('HINCRBY', KEYS[1], 'stock', 1)
   return 1
 end
-return 0
+if cur == ARGV[2] .. ':c' then
+  return 0
+end
+if not cur then
+  redis.call('HSET', KEYS[2], ARGV[1], ARGV[2] .. ':r')
+  return 2
+end
+return 3

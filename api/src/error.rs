@@ -8,8 +8,12 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use cityhub_core::auth::AuthError;
 use cityhub_core::orders::OrderError;
-use cityhub_core::seckill::SeckillError;
+use cityhub_core::payments::PayError;
+use cityhub_core::reconcile::ReconcileError;
+use cityhub_core::seckill::{Class, SeckillError};
+use cityhub_core::shops::ShopError;
 use cityhub_core::vouchers::VoucherError;
+use cityhub_platform::cache::CacheError;
 use serde::Serialize;
 
 /// The JSON body of every error response.
@@ -30,6 +34,9 @@ pub enum ApiError {
     /// 401: no valid credentials.
     #[error("missing or invalid bearer token")]
     Unauthorized,
+    /// 401 with its own code (e.g. a callback's bad signature).
+    #[error("{message}")]
+    Unauthenticated { code: &'static str, message: String },
     /// 403: valid credentials without the right.
     #[error("not allowed")]
     Forbidden,
@@ -42,6 +49,9 @@ pub enum ApiError {
     /// 422: well-formed but invalid values.
     #[error("{message}")]
     Unprocessable { code: &'static str, message: String },
+    /// 429: too many requests; `retry_after` goes out as `Retry-After`.
+    #[error("{message}")]
+    TooManyRequests { code: &'static str, message: String, retry_after: std::time::Duration },
     /// 503: a dependency is unavailable; retry later.
     #[error("{message}")]
     Unavailable { code: &'static str, message: String },
@@ -71,10 +81,12 @@ impl ApiError {
         match self {
             Self::BadRequest { code, .. } => (StatusCode::BAD_REQUEST, code),
             Self::Unauthorized => (StatusCode::UNAUTHORIZED, "unauthorized"),
+            Self::Unauthenticated { code, .. } => (StatusCode::UNAUTHORIZED, code),
             Self::Forbidden => (StatusCode::FORBIDDEN, "forbidden"),
             Self::NotFound { code, .. } => (StatusCode::NOT_FOUND, code),
             Self::Conflict { code, .. } => (StatusCode::CONFLICT, code),
             Self::Unprocessable { code, .. } => (StatusCode::UNPROCESSABLE_ENTITY, code),
+            Self::TooManyRequests { code, .. } => (StatusCode::TOO_MANY_REQUESTS, code),
             Self::Unavailable { code, .. } => (StatusCode::SERVICE_UNAVAILABLE, code),
             Self::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
         }
@@ -84,6 +96,10 @@ impl ApiError {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let (status, code) = self.status_and_code();
+        let retry_after = match &self {
+            Self::TooManyRequests { retry_after, .. } => Some(retry_after.as_secs_f64().ceil().max(1.0) as u64),
+            _ => None,
+        };
         let message = match &self {
             Self::Internal(err) => {
                 tracing::error!(error = ?err, "internal error");
@@ -91,27 +107,27 @@ impl IntoResponse for ApiError {
             }
             other => other.to_string(),
         };
-        (status, Json(ErrorBody { code, message })).into_response()
+        let mut response = (status, Json(ErrorBody { code, message })).into_response();
+        if let Some(secs) = retry_after {
+            response.headers_mut().insert(axum::http::header::RETRY_AFTER, secs.into());
+        }
+        response
     }
 }
 
 impl From<SeckillError> for ApiError {
     fn from(err: SeckillError) -> Self {
-        let message = err.to_string();
-        match err {
-            SeckillError::SoldOut => Self::Conflict { code: "sold_out", message },
-            SeckillError::AlreadyBought => Self::Conflict { code: "already_bought", message },
-            SeckillError::NotStarted => Self::Conflict { code: "sale_not_started", message },
-            SeckillError::Ended => Self::Conflict { code: "sale_ended", message },
-            SeckillError::UnknownVoucher => Self::NotFound { code: "voucher_not_found", message },
-            SeckillError::QueueUnavailable(cause) => {
-                tracing::warn!(error = %cause, "order not queued; reservation released");
-                Self::Unavailable {
-                    code: "order_queue_unavailable",
-                    message: "orders cannot be queued right now; nothing was reserved, try again".into(),
-                }
+        let outcome = err.outcome();
+        let (code, message) = (outcome.code(), outcome.message().to_owned());
+        match (outcome.class(), err) {
+            (Class::Conflict, _) => Self::Conflict { code, message },
+            (Class::NotFound, _) => Self::NotFound { code, message },
+            (_, SeckillError::Redis(e)) => unavailable(Dependency::Redis, &e),
+            (_, SeckillError::Cache(e)) => e.into(),
+            (_, err) => {
+                tracing::warn!(error = %err, "nothing reserved");
+                Self::Unavailable { code, message }
             }
-            SeckillError::Redis(e) => unavailable_redis(e),
         }
     }
 }
@@ -120,7 +136,11 @@ impl From<AuthError> for ApiError {
     fn from(err: AuthError) -> Self {
         match err {
             AuthError::InvalidCode => Self::unprocessable("invalid_code", err.to_string()),
-            AuthError::Redis(e) => unavailable_redis(e),
+            AuthError::LockedOut(left) => {
+                Self::TooManyRequests { code: "login_locked", message: err.to_string(), retry_after: left }
+            }
+            AuthError::Redis(e) => unavailable(Dependency::Redis, &e),
+            AuthError::Db(e) => database(e),
             other => Self::Internal(other.into()),
         }
     }
@@ -129,9 +149,10 @@ impl From<AuthError> for ApiError {
 impl From<VoucherError> for ApiError {
     fn from(err: VoucherError) -> Self {
         match err {
+            VoucherError::Invalid { .. } => Self::unprocessable("validation_failed", format!("invalid fields: {err}")),
             VoucherError::UnknownShop(_) => Self::unprocessable("shop_not_found", err.to_string()),
-            VoucherError::Redis(e) => unavailable_redis(e),
-            other => Self::Internal(other.into()),
+            VoucherError::Redis(e) => unavailable(Dependency::Redis, &e),
+            VoucherError::Db(e) => database(e),
         }
     }
 }
@@ -139,15 +160,94 @@ impl From<VoucherError> for ApiError {
 impl From<OrderError> for ApiError {
     fn from(err: OrderError) -> Self {
         match err {
-            OrderError::Redis(e) => unavailable_redis(e),
+            OrderError::Redis(e) => unavailable(Dependency::Redis, &e),
+            OrderError::Db(e) => database(e),
             other => Self::Internal(other.into()),
         }
     }
 }
 
-fn unavailable_redis(err: redis::RedisError) -> ApiError {
-    tracing::error!(error = %err, "redis error");
-    ApiError::Unavailable { code: "cache_unavailable", message: "the cache is unavailable; try again".into() }
+impl From<PayError> for ApiError {
+    fn from(err: PayError) -> Self {
+        match err {
+            PayError::NotFound => Self::not_found("order_not_found", "no such order"),
+            PayError::NotPayable(_) => Self::conflict("order_not_payable", err.to_string()),
+            PayError::NotStoredYet => Self::conflict("order_not_stored_yet", err.to_string()),
+            PayError::BadSignature => Self::Unauthenticated { code: "bad_signature", message: err.to_string() },
+            PayError::InvalidCallback(_) => Self::unprocessable("invalid_callback", err.to_string()),
+            PayError::Order(e) => e.into(),
+            PayError::Db(e) => database(e),
+            PayError::Redis(e) => unavailable(Dependency::Redis, &e),
+            PayError::Cache(e) => e.into(),
+        }
+    }
+}
+
+impl From<ReconcileError> for ApiError {
+    fn from(err: ReconcileError) -> Self {
+        match err {
+            ReconcileError::NotFound => Self::not_found("voucher_not_found", "no such seckill voucher"),
+            ReconcileError::Db(e) => database(e),
+            ReconcileError::Redis(e) => unavailable(Dependency::Redis, &e),
+            other => Self::Internal(other.into()),
+        }
+    }
+}
+
+impl From<ShopError> for ApiError {
+    fn from(err: ShopError) -> Self {
+        match err {
+            ShopError::NotFound(_) => Self::not_found("shop_not_found", "no such shop"),
+            ShopError::UnknownType(_) => Self::unprocessable("shop_type_not_found", err.to_string()),
+            ShopError::Invalid { .. } => Self::unprocessable("validation_failed", format!("invalid fields: {err}")),
+            ShopError::Busy => CacheError::Busy.into(),
+            ShopError::Cache(e) => e.into(),
+            ShopError::Db(e) => database(e),
+            ShopError::Redis(e) => unavailable(Dependency::Redis, &e),
+        }
+    }
+}
+
+impl From<CacheError> for ApiError {
+    fn from(err: CacheError) -> Self {
+        match err {
+            CacheError::Redis(e) => unavailable(Dependency::Redis, &e),
+            CacheError::Load(e) => match e.downcast_ref::<sqlx::Error>() {
+                Some(db) if cityhub_platform::db::is_transient(db) => unavailable(Dependency::MySql, db),
+                _ => Self::Internal(anyhow::anyhow!("cache load failed: {e}")),
+            },
+            CacheError::Busy => {
+                Self::Unavailable { code: "cache_busy", message: "the data is being refreshed; try again".into() }
+            }
+        }
+    }
+}
+
+/// A service the API depends on.
+#[derive(Debug, Clone, Copy)]
+enum Dependency {
+    MySql,
+    Redis,
+}
+
+/// The one mapping of a dependency outage: 503 with the dependency's own code.
+fn unavailable(dependency: Dependency, cause: &dyn std::fmt::Display) -> ApiError {
+    let (code, message) = match dependency {
+        Dependency::MySql => ("database_unavailable", "the database is unavailable; try again"),
+        Dependency::Redis => ("cache_unavailable", "the cache is unavailable; try again"),
+    };
+    tracing::error!(error = %cause, ?dependency, "dependency unavailable");
+    ApiError::Unavailable { code, message: message.into() }
+}
+
+/// A MySQL error: an outage (lost connection, pool timeout, lock timeout) is
+/// 503; anything else is a bug, 500.
+fn database(err: sqlx::Error) -> ApiError {
+    if cityhub_platform::db::is_transient(&err) {
+        unavailable(Dependency::MySql, &err)
+    } else {
+        ApiError::Internal(err.into())
+    }
 }
 
 impl From<validator::ValidationErrors> for ApiError {

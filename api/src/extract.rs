@@ -1,6 +1,7 @@
 //! Extractors that turn a request into validated inputs or a rejection in the
-//! API's JSON error shape: [`ValidJson`], [`PathId`], [`CurrentUser`] and
-//! [`Admin`].
+//! API's JSON error shape: [`ValidJson`], [`ValidQuery`], [`PathId`],
+//! [`CurrentUser`], [`MaybeUser`], [`Admin`] and [`ClientIp`]; and
+//! [`cursor`], the one reading of a page cursor.
 
 use axum::extract::rejection::JsonRejection;
 use axum::extract::{FromRef, FromRequest, FromRequestParts, Path, Request};
@@ -36,6 +37,37 @@ where
     }
 }
 
+/// A query string that parsed and passed its `validator` rules: unknown or
+/// malformed parameters are 400, rule violations 422.
+pub struct ValidQuery<T>(pub T);
+
+impl<S, T> FromRequestParts<S> for ValidQuery<T>
+where
+    S: Send + Sync,
+    T: DeserializeOwned + Validate,
+{
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        let axum::extract::Query(value) = axum::extract::Query::<T>::from_request_parts(parts, state)
+            .await
+            .map_err(|e| ApiError::bad_request("invalid_query", e.body_text()))?;
+        value.validate()?;
+        Ok(Self(value))
+    }
+}
+
+/// A page cursor: the last id of the previous page, as decimal digits.
+pub fn cursor(raw: Option<&str>) -> Result<Option<u64>, ApiError> {
+    match raw {
+        None => Ok(None),
+        Some(raw) => match raw.parse::<u64>() {
+            Ok(id) if id > 0 && raw.bytes().all(|b| b.is_ascii_digit()) => Ok(Some(id)),
+            _ => Err(ApiError::bad_request("invalid_query", format!("cursor {raw:?} is not an id"))),
+        },
+    }
+}
+
 /// A positive 64-bit id from the route's single path parameter; anything else is 400.
 pub struct PathId(pub u64);
 
@@ -51,6 +83,51 @@ impl<S: Send + Sync> FromRequestParts<S> for PathId {
             _ => Err(ApiError::bad_request("invalid_path", format!("{raw:?} is not a valid id"))),
         }
     }
+}
+
+/// The client's IP address (see [`client_ip`]; `unknown` when the server
+/// was not started with connect info, as in router-level tests).
+pub struct ClientIp(pub String);
+
+impl<S> FromRequestParts<S> for ClientIp
+where
+    S: Send + Sync,
+    AppState: FromRef<S>,
+{
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        let Some(peer) = parts.extensions.get::<axum::extract::ConnectInfo<std::net::SocketAddr>>() else {
+            return Ok(Self("unknown".to_owned()));
+        };
+        let state = AppState::from_ref(state);
+        let forwarded = parts.headers.get_all("x-forwarded-for").iter().filter_map(|v| v.to_str().ok());
+        Ok(Self(client_ip(peer.0.ip(), forwarded, &state.trusted_proxies).to_string()))
+    }
+}
+
+/// The client: the socket's peer, unless the peer is a trusted proxy; then
+/// the nearest address of `X-Forwarded-For` that is not a trusted proxy,
+/// read from the right (each proxy appends the address it saw, so only the
+/// entries our proxies added can be believed). A malformed entry stops the
+/// walk at the last address believed.
+pub fn client_ip<'a>(
+    peer: std::net::IpAddr,
+    forwarded: impl Iterator<Item = &'a str>,
+    trusted: &[std::net::IpAddr],
+) -> std::net::IpAddr {
+    let hops: Vec<&str> = forwarded.flat_map(|v| v.split(',')).map(str::trim).collect();
+    let mut client = peer;
+    for hop in hops.iter().rev() {
+        if !trusted.contains(&client) {
+            break;
+        }
+        match hop.parse() {
+            Ok(ip) => client = ip,
+            Err(_) => break,
+        }
+    }
+    client
 }
 
 fn bearer(parts: &Parts) -> Option<&str> {
@@ -71,14 +148,48 @@ where
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
         let token = bearer(parts).ok_or(ApiError::Unauthorized)?;
-        let state = AppState::from_ref(state);
-        let session = state.auth.authenticate(token).await?.ok_or(ApiError::Unauthorized)?;
-        Ok(Self(session))
+        session(&AppState::from_ref(state), token).await.map(Self)
     }
 }
 
-/// An administrator: the configured admin token, or a session whose user has
-/// the admin role. No token is 401; a shopper's token is 403.
+/// The bearer token itself (to log out with); 401 when there is none.
+pub struct Token(pub String);
+
+impl<S: Send + Sync> FromRequestParts<S> for Token {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        bearer(parts).map(|t| Self(t.to_owned())).ok_or(ApiError::Unauthorized)
+    }
+}
+
+/// The logged-in user if the request carries a token; a token that is not
+/// valid is still 401 (the client should know), none at all is anonymous.
+pub struct MaybeUser(pub Option<Session>);
+
+impl<S> FromRequestParts<S> for MaybeUser
+where
+    S: Send + Sync,
+    AppState: FromRef<S>,
+{
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        if parts.headers.get(AUTHORIZATION).is_none() {
+            return Ok(Self(None));
+        }
+        let token = bearer(parts).ok_or(ApiError::Unauthorized)?;
+        session(&AppState::from_ref(state), token).await.map(|s| Self(Some(s)))
+    }
+}
+
+/// The session behind `token`; 401 when there is none.
+async fn session(state: &AppState, token: &str) -> Result<Session, ApiError> {
+    state.auth.authenticate(token).await?.ok_or(ApiError::Unauthorized)
+}
+
+/// An administrator: a session whose user has the admin role (granted with
+/// `cityhub admin grant`). No valid token is 401; a shopper's token is 403.
 pub struct Admin;
 
 impl<S> FromRequestParts<S> for Admin
@@ -90,18 +201,32 @@ where
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
         let token = bearer(parts).ok_or(ApiError::Unauthorized)?;
-        let state = AppState::from_ref(state);
-        if constant_time_eq(token.as_bytes(), state.settings.auth.admin_token.expose().as_bytes()) {
-            return Ok(Self);
-        }
-        match state.auth.authenticate(token).await? {
-            Some(session) if session.role == Role::Admin => Ok(Self),
-            Some(_) => Err(ApiError::Forbidden),
-            None => Err(ApiError::Unauthorized),
+        match session(&AppState::from_ref(state), token).await?.role {
+            Role::Admin => Ok(Self),
+            Role::Shopper => Err(ApiError::Forbidden),
         }
     }
 }
 
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+#[cfg(test)]
+mod tests {
+    use super::client_ip;
+
+    #[test]
+    fn forwarded_addresses_count_only_behind_trusted_proxies() {
+        let ip = |s: &str| s.parse::<std::net::IpAddr>().unwrap();
+        let proxy = [ip("10.0.0.1")];
+        // Straight from the client: the header is whatever the client wrote.
+        assert_eq!(client_ip(ip("198.51.100.9"), ["1.2.3.4"].into_iter(), &proxy), ip("198.51.100.9"));
+        // Through our proxy: the address it appended.
+        assert_eq!(client_ip(ip("10.0.0.1"), ["1.2.3.4, 203.0.113.7"].into_iter(), &proxy), ip("203.0.113.7"));
+        // Through two of ours: past both.
+        let two = [ip("10.0.0.1"), ip("10.0.0.2")];
+        assert_eq!(client_ip(ip("10.0.0.1"), ["203.0.113.7", "10.0.0.2"].into_iter(), &two), ip("203.0.113.7"));
+        // Nothing forwarded, or garbage: the proxy itself.
+        assert_eq!(client_ip(ip("10.0.0.1"), std::iter::empty(), &proxy), ip("10.0.0.1"));
+        assert_eq!(client_ip(ip("10.0.0.1"), ["not-an-ip"].into_iter(), &proxy), ip("10.0.0.1"));
+        // No trusted proxy configured: never the header.
+        assert_eq!(client_ip(ip("10.0.0.1"), ["203.0.113.7"].into_iter(), &[]), ip("10.0.0.1"));
+    }
 }

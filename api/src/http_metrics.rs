@@ -5,7 +5,7 @@ use std::time::Instant;
 use axum::extract::{MatchedPath, Request};
 use axum::middleware::Next;
 use axum::response::Response;
-use cityhub_core::metrics as m;
+use cityhub_platform::metrics as m;
 
 /// Middleware: records one request in `cityhub_http_requests_total` and
 /// `cityhub_http_request_duration_seconds`. Unmatched paths share one label

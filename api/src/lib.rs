@@ -28,6 +28,20 @@ pub use state::AppState;
 /// The header that carries a request's id, in and out.
 pub const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
+/// A client's request id is kept only if it is 1 to 64 characters of
+/// `[A-Za-z0-9._-]`; anything else is replaced by a generated one, so a
+/// client cannot bloat order messages (and the batches carrying them) or logs.
+pub fn acceptable_request_id(raw: &[u8]) -> bool {
+    (1..=64).contains(&raw.len()) && raw.iter().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+}
+
+fn drop_unacceptable_request_id<B>(mut req: Request<B>) -> Request<B> {
+    if req.headers().get(REQUEST_ID).is_some_and(|v| !acceptable_request_id(v.as_bytes())) {
+        req.headers_mut().remove(REQUEST_ID);
+    }
+    req
+}
+
 /// The OpenAPI document of every route.
 pub fn openapi() -> utoipa::openapi::OpenApi {
     routes::router().split_for_parts().1
@@ -43,6 +57,7 @@ pub fn router(state: AppState) -> Router {
         .with_state(state)
         .layer(
             tower::ServiceBuilder::new()
+                .map_request(drop_unacceptable_request_id)
                 .layer(SetRequestIdLayer::new(REQUEST_ID, MakeRequestUuid))
                 .layer(TraceLayer::new_for_http().make_span_with(|req: &Request<_>| {
                     let id = req.headers().get(REQUEST_ID).and_then(|v| v.to_str().ok()).unwrap_or("-");
@@ -59,6 +74,10 @@ pub async fn run(
     state: AppState,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    tracing::info!(addr = %listener.local_addr()?, "cityhub-api listening");
-    axum::serve(listener, router(state)).with_graceful_shutdown(shutdown).await
+    let addr = listener.local_addr()?;
+    tracing::info!(%addr, "cityhub-api listening");
+    // The simulated provider calls this API back unless told otherwise.
+    state.payments.provider().default_target(format!("http://{addr}/payments/callback"));
+    let app = router(state).into_make_service_with_connect_info::<std::net::SocketAddr>();
+    axum::serve(listener, app).with_graceful_shutdown(shutdown).await
 }

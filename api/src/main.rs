@@ -1,21 +1,34 @@
-//! `cityhub-api`: settings, logging, state, then serve until Ctrl-C or SIGTERM.
+//! `cityhub-api`: settings, logging, state, then serve the public API and the
+//! ops listener (`/metrics`) until Ctrl-C or SIGTERM.
 
 use anyhow::Context;
 use cityhub_api::AppState;
 use cityhub_core::config::Settings;
-use cityhub_core::mq::runtime::MqRuntime;
+use cityhub_platform::mq::runtime::MqRuntime;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let settings = Settings::load().context("load settings")?;
-    cityhub_core::telemetry::init(&settings.log);
+    cityhub_platform::telemetry::init(&settings.log);
     let mq = MqRuntime::new("api").context("start mq runtime")?;
     let listener = tokio::net::TcpListener::bind(&settings.http.addr)
         .await
         .with_context(|| format!("bind {}", settings.http.addr))?;
+    let ops = tokio::net::TcpListener::bind(&settings.http.metrics_addr)
+        .await
+        .with_context(|| format!("bind {}", settings.http.metrics_addr))?;
     let state = AppState::build(settings, mq.client()).await?;
-    cityhub_api::run(listener, state.clone(), cityhub_core::shutdown::shutdown_signal()).await?;
+    let stop = tokio_util::sync::CancellationToken::new();
+    let ops = tokio::spawn(cityhub_platform::ops::serve(
+        ops,
+        state.metrics.clone(),
+        state.db.clone(),
+        stop.clone().cancelled_owned(),
+    ));
+    cityhub_api::run(listener, state.clone(), cityhub_platform::shutdown::shutdown_signal()).await?;
     state.close().await;
+    stop.cancel();
+    ops.await?.context("ops listener")?;
     mq.shutdown().await;
     Ok(())
 }

@@ -6,26 +6,56 @@ use std::time::Duration;
 use anyhow::Context;
 use cityhub_core::auth::Auth;
 use cityhub_core::config::Settings;
-use cityhub_core::ids::{NodeLease, OrderIds};
 use cityhub_core::kv::Kv;
-use cityhub_core::mq::publisher::{BatchConfig, BatchPublisher};
-use cityhub_core::mq::{ClientRuntime, DefaultMQProducer};
+use cityhub_core::orders::lifecycle::Lifecycle;
+use cityhub_core::payments::{Payments, Provider};
+use cityhub_core::reconcile::Reconciler;
 use cityhub_core::seckill::Seckill;
+use cityhub_core::shops::Shops;
 use cityhub_core::vouchers::Vouchers;
+use cityhub_platform::cache::Caches;
+use cityhub_platform::ids::NodeLease;
+use cityhub_platform::mq::lag::LagBoard;
+use cityhub_platform::mq::publisher::{BatchConfig, BatchPublisher};
+use cityhub_platform::mq::{ClientRuntime, DefaultMQProducer};
 use metrics_exporter_prometheus::PrometheusHandle;
 use sqlx::MySqlPool;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 
+/// Every handler's state. One `Arc`: axum clones the state for each
+/// extractor of each request, so a clone must cost one atomic increment,
+/// not a copy of every service handle (it showed in the seckill benchmark).
 #[derive(Clone)]
-pub struct AppState {
-    pub settings: Arc<Settings>,
+pub struct AppState(Arc<Services>);
+
+impl std::ops::Deref for AppState {
+    type Target = Services;
+
+    fn deref(&self) -> &Services {
+        &self.0
+    }
+}
+
+/// The services behind [`AppState`].
+pub struct Services {
+    pub settings: Settings,
+    /// `http.trusted_proxies`, parsed once.
+    pub trusted_proxies: Vec<std::net::IpAddr>,
     pub db: MySqlPool,
     pub kv: Kv,
     pub auth: Auth,
     pub vouchers: Vouchers,
+    pub shops: Shops,
     pub seckill: Arc<Seckill>,
+    pub payments: Payments,
+    pub reconciler: Reconciler,
     pub metrics: PrometheusHandle,
     producer: DefaultMQProducer,
-    _lease: Arc<Option<NodeLease>>,
+    lease: Arc<tokio::sync::Mutex<Option<NodeLease>>>,
+    /// The cache invalidation listener and the visitor recorder.
+    background: TaskTracker,
+    stop: CancellationToken,
 }
 
 impl AppState {
@@ -35,61 +65,101 @@ impl AppState {
     pub async fn build(settings: Settings, mq: Arc<ClientRuntime>) -> anyhow::Result<Self> {
         // First, so the series registered below are recorded.
         let metrics = cityhub_core::metrics::install();
-        let db = cityhub_core::db::connect(&settings.database).await.context("connect to MySQL")?;
-        let kv = Kv::connect(&settings.redis).await.context("connect to Redis")?;
-        let lease = match settings.ids.node_id {
-            Some(_) => None,
-            None => Some(NodeLease::acquire(&kv).await.context("lease an order-id node")?),
-        };
-        let node = settings.ids.node_id.or(lease.as_ref().map(|l| l.node)).unwrap_or_default();
-        tracing::info!(node, "order ids issued as node {node}");
+        let db = cityhub_platform::db::connect(&settings.database).await.context("connect to MySQL")?;
+        let kv = cityhub_core::kv::connect(&settings.redis).await.context("connect to Redis")?;
+        let lease = NodeLease::acquire(&kv, settings.ids.node_id, (&settings.ids).into())
+            .await
+            .context("lease an order-id node")?;
 
-        let producer = cityhub_core::mq::start_producer(&mq, &settings.mq, &settings.mq.producer_group)
+        let producer = cityhub_platform::mq::start_producer(&mq, &settings.mq, &settings.mq.producer_group)
             .await
             .context("start RocketMQ producer")?;
         let topic = &settings.mq.order_topic;
-        match tokio::time::timeout(
-            Duration::from_secs(5),
-            cityhub_core::mq::ensure_topic(&producer, topic, settings.mq.topic_queues),
-        )
-        .await
-        {
-            Ok(Ok(())) => {}
-            Ok(Err(err)) => tracing::warn!(%topic, error = %err, "cannot create the order topic"),
-            Err(_) => {
-                tracing::warn!(%topic, "RocketMQ did not answer; seckill will answer 503 until it does")
-            }
-        }
+        cityhub_platform::mq::ensure_topic(&producer, topic, settings.mq.topic_queues).await;
 
         let publisher = BatchPublisher::spawn(producer.clone(), topic.clone(), BatchConfig::from(&settings.mq));
-        let vouchers = Vouchers::new(db.clone(), kv.clone());
+        let caches = Caches::new(&kv, &settings.cache);
+        let auth = Auth::new(db.clone(), kv.clone(), &settings.auth);
+        caches.on_invalidation(cityhub_core::auth::SESSIONS, {
+            let auth = auth.clone();
+            move |hash| {
+                let auth = auth.clone();
+                async move { auth.forget(hash).await }
+            }
+        });
+        let vouchers =
+            Vouchers::new(db.clone(), kv.clone(), &caches, Duration::from_secs(settings.vouchers.cache_ttl_secs));
+        let (shops, visits) = Shops::new(db.clone(), kv.clone(), &caches, &settings.cache, &settings.shops);
+        let (background, stop) = (TaskTracker::new(), CancellationToken::new());
+        background.spawn(caches.listen(stop.clone()));
+        background.spawn({
+            let (shops, stop) = (shops.clone(), stop.clone());
+            async move { shops.record_visits(visits, stop).await }
+        });
+        let lifecycle = Lifecycle::new(db.clone(), kv.clone(), &settings.orders);
+        let provider = Provider::new(&settings.payments);
+        let payments = Payments::new(
+            lifecycle,
+            kv.clone(),
+            vouchers.clone(),
+            provider,
+            settings.payments.callback_secret.expose().as_bytes(),
+        );
+        let reconciler = Reconciler::new(
+            db.clone(),
+            kv.clone(),
+            publisher.clone(),
+            LagBoard::new(&kv, &settings.mq.order_consumer_group, Duration::from_millis(settings.mq.lag_sample_ms)),
+            Duration::from_secs(settings.reconcile.grace_secs),
+            Duration::from_secs(settings.reconcile.recent_secs),
+        );
         let seckill = Seckill::new(
             kv.clone(),
             vouchers.clone(),
-            Arc::new(OrderIds::new(node)),
+            lease.ids(),
             publisher,
             Duration::from_secs(settings.orders.pending_ttl_secs),
             Duration::from_millis(settings.seckill.sold_out_cache_ms),
         );
-        Ok(Self {
+        let trusted_proxies = settings.http.trusted_proxies().context("http.trusted_proxies")?;
+        Ok(Self(Arc::new(Services {
+            trusted_proxies,
             metrics,
-            auth: Auth::new(db.clone(), kv.clone(), &settings.auth),
-            settings: Arc::new(settings),
+            auth,
+            settings,
             db,
             kv,
             vouchers,
+            shops,
             seckill: Arc::new(seckill),
+            payments,
+            reconciler,
             producer,
-            _lease: Arc::new(lease),
-        })
+            lease: Arc::new(tokio::sync::Mutex::new(Some(lease))),
+            background,
+            stop,
+        })))
     }
 
     pub fn producer(&self) -> &DefaultMQProducer {
         &self.producer
     }
 
-    /// Stops the producer once the server has drained.
+    /// Once the server has drained: waits for seckill work whose shopper
+    /// hung up, records the last visits, gives up the order-id lease, stops
+    /// the producer.
     pub async fn close(&self) {
+        self.stop.cancel();
+        self.background.close();
+        if tokio::time::timeout(Duration::from_secs(5), self.background.wait()).await.is_err() {
+            tracing::warn!("background tasks still running at shutdown");
+        }
+        if !self.seckill.drain(Duration::from_secs(10)).await {
+            tracing::warn!("seckill tasks still running at shutdown");
+        }
+        if let Some(lease) = self.lease.lock().await.take() {
+            lease.release().await;
+        }
         self.producer.clone().shutdown().await;
     }
 }

@@ -1,10 +1,21 @@
-//! `cityhub demo`: a demo shop and a seckill voucher on sale now, created
+//! `cityhub demo`: a demo shop with a seckill voucher on sale now, and a few
+//! hundred shops of every type scattered around one city centre (West Lake,
+//! Hangzhou), so `GET /shops/nearby` has something to find. Everything goes
 //! through the same rules as the admin API.
 
 use anyhow::Context;
 use chrono::{Duration, Utc};
 use cityhub_core::config::Settings;
+use cityhub_core::shops::{NewShop, Point, Shops};
 use cityhub_core::vouchers::{NewSeckillVoucher, Vouchers};
+use rand::Rng;
+
+/// The city centre: longitude, latitude.
+const CENTRE: Point = Point { x: 120.1551, y: 30.2741 };
+/// Shop types the migrations create (1..=10).
+const TYPES: u64 = 10;
+/// Degrees of latitude per metre (and of longitude at the centre's latitude).
+const DEG_PER_M_Y: f64 = 1.0 / 111_320.0;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -14,22 +25,30 @@ pub struct Args {
     /// Minutes the sale lasts.
     #[arg(long, default_value_t = 120)]
     pub minutes: i64,
+    /// Shops to scatter around the city centre.
+    #[arg(long, default_value_t = 300)]
+    pub shops: u32,
+    /// How far from the centre they may be, metres.
+    #[arg(long, default_value_t = 8000.0)]
+    pub radius_m: f64,
 }
 
 pub async fn run(settings: &Settings, args: &Args) -> anyhow::Result<()> {
-    let db = cityhub_core::db::connect(&settings.database).await.context("connect to MySQL")?;
-    let kv = cityhub_core::kv::Kv::connect(&settings.redis).await.context("connect to Redis")?;
-    let shop_id = sqlx::query("INSERT INTO shops (name, address, avg_price, score, open_hours) VALUES (?, ?, ?, ?, ?)")
-        .bind("CityHub Demo Noodles")
-        .bind("1 Demo Street")
-        .bind(3500u64)
-        .bind(47u32)
-        .bind("10:00-22:00")
-        .execute(&db)
-        .await?
-        .last_insert_id();
+    let db = cityhub_platform::db::connect(&settings.database).await.context("connect to MySQL")?;
+    let kv = cityhub_core::kv::connect(&settings.redis).await.context("connect to Redis")?;
+    let shops = Shops::from_settings(db.clone(), kv.clone(), settings);
+    let noodles = NewShop {
+        name: "CityHub Demo Noodles".into(),
+        type_id: 1,
+        address: "1 Demo Street".into(),
+        position: Some(CENTRE),
+        avg_price: 3500,
+        score: 47,
+        open_hours: "10:00-22:00".into(),
+    };
+    let shop_id = shops.create(&noodles).await?.id;
     let now = Utc::now();
-    let voucher = Vouchers::new(db, kv)
+    let voucher = Vouchers::from_settings(db, kv, settings)
         .create_seckill(NewSeckillVoucher {
             shop_id,
             title: "100 off 150".into(),
@@ -42,7 +61,30 @@ pub async fn run(settings: &Settings, args: &Args) -> anyhow::Result<()> {
             end_time: now + Duration::minutes(args.minutes),
         })
         .await?;
-    let summary = serde_json::json!({ "shop_id": shop_id, "voucher_id": voucher.id, "stock": args.stock, "end_time": voucher.end_time });
+    for i in 1..=args.shops {
+        shops.create(&scattered(i, args.radius_m)).await?;
+    }
+    let summary = serde_json::json!({
+        "shop_id": shop_id, "voucher_id": voucher.id, "stock": args.stock, "end_time": voucher.spec.end_time,
+        "shops_scattered": args.shops, "centre": { "x": CENTRE.x, "y": CENTRE.y },
+    });
     println!("{summary}");
     Ok(())
+}
+
+/// Shop `i`: a random type, at a uniformly random point of the disc.
+fn scattered(i: u32, radius_m: f64) -> NewShop {
+    let mut rng = rand::rng();
+    let (r, angle) = (radius_m * rng.random::<f64>().sqrt(), rng.random::<f64>() * std::f64::consts::TAU);
+    let dy = r * angle.sin() * DEG_PER_M_Y;
+    let dx = r * angle.cos() * DEG_PER_M_Y / CENTRE.y.to_radians().cos();
+    NewShop {
+        name: format!("Demo shop {i}"),
+        type_id: rng.random_range(1..=TYPES),
+        address: format!("{i} Lakeside Road"),
+        position: Some(Point { x: CENTRE.x + dx, y: CENTRE.y + dy }),
+        avg_price: rng.random_range(1_000..=30_000),
+        score: rng.random_range(30..=50),
+        open_hours: "10:00-22:00".into(),
+    }
 }

@@ -2,15 +2,18 @@
 //! (`CITYHUB__*`, `config/cityhub.toml`).
 //!
 //! - `cityhub migrate`: create the database if missing and apply migrations.
-//! - `cityhub demo`: a demo shop and a seckill voucher on sale now.
+//! - `cityhub demo`: a demo shop with a seckill voucher on sale now, and a
+//!   few hundred shops around one city centre for nearby search.
 //! - `cityhub users`: N shoppers with tokens, as a CSV for JMeter.
 //! - `cityhub flash-sale`: a stampede at a running API, then invariant checks.
 //! - `cityhub bench`: the benchmark suite, written to `BENCHMARKS.md`.
+//! - `cityhub parked`: list and replay messages the consumers parked.
+//! - `cityhub admin`: grant or revoke the admin role; print an admin's token.
 
 use std::path::PathBuf;
 
 use anyhow::Context;
-use cityhub_cli::{bench, demo, flash_sale, users};
+use cityhub_cli::{admin, bench, demo, flash_sale, parked, users};
 use cityhub_core::config::Settings;
 use clap::{Parser, Subcommand};
 
@@ -25,7 +28,7 @@ struct Cli {
 enum Command {
     /// Create the database if missing and apply pending migrations.
     Migrate,
-    /// Create a demo shop and a seckill voucher that is on sale now.
+    /// Create a demo shop with a seckill voucher on sale now, and shops around a city centre.
     Demo(demo::Args),
     /// Create shoppers with tokens and write `user_id,token` lines.
     Users {
@@ -47,6 +50,16 @@ enum Command {
     },
     /// Run the benchmarks and write BENCHMARKS.md and BENCHMARKS.json.
     Bench(bench::Args),
+    /// List and replay messages the consumers parked.
+    Parked {
+        #[command(subcommand)]
+        action: parked::Action,
+    },
+    /// Grant or revoke the admin role; print an admin's token.
+    Admin {
+        #[command(subcommand)]
+        action: admin::Action,
+    },
 }
 
 #[tokio::main]
@@ -54,17 +67,17 @@ async fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     let mut settings = Settings::load().context("load settings")?;
     settings.log.filter = "warn".into();
-    cityhub_core::telemetry::init(&settings.log);
+    cityhub_platform::telemetry::init(&settings.log);
     match cli.command {
         Command::Migrate => {
             settings.database.migrate = true;
-            cityhub_core::db::connect(&settings.database).await.context("connect to MySQL")?;
+            cityhub_platform::db::connect(&settings.database).await.context("connect to MySQL")?;
             println!("migrations applied");
         }
         Command::Demo(args) => demo::run(&settings, &args).await?,
         Command::Users { count, csv, offset } => {
-            let db = cityhub_core::db::connect(&settings.database).await?;
-            let kv = cityhub_core::kv::Kv::connect(&settings.redis).await?;
+            let db = cityhub_platform::db::connect(&settings.database).await?;
+            let kv = cityhub_core::kv::connect(&settings.redis).await?;
             let users = users::create(&cityhub_core::auth::Auth::new(db, kv, &settings.auth), offset, count).await?;
             users::write_csv(&csv, &users)?;
             println!("{count} users written to {}", csv.display());
@@ -80,6 +93,8 @@ async fn main() -> anyhow::Result<()> {
             }
         }
         Command::Bench(args) => bench::run(&settings, &args).await?,
+        Command::Parked { action } => parked::run(&settings, action).await?,
+        Command::Admin { action } => admin::run(&settings, action).await?,
     }
     Ok(())
 }

@@ -1,4 +1,4 @@
-//! Runs `cityhub-api` and `cityhub-order-worker` as child processes with
+//! Runs `cityhub-api` and `cityhub-worker` as child processes with
 //! given settings (passed as `CITYHUB__*` variables), for the benchmarks and
 //! the end-to-end tests. The binaries are looked up next to the running
 //! executable (or in `CITYHUB_BIN_DIR`).
@@ -30,6 +30,7 @@ pub fn bin_dir() -> PathBuf {
 pub struct Process {
     pub child: Child,
     pub name: &'static str,
+    log: PathBuf,
 }
 
 impl Process {
@@ -66,20 +67,42 @@ pub fn spawn(name: &'static str, settings: &Settings, log: &Path) -> anyhow::Res
         .kill_on_drop(true)
         .spawn()
         .with_context(|| format!("start {}", path.display()))?;
-    Ok(Process { child, name })
+    Ok(Process { child, name, log: log.to_path_buf() })
 }
 
-/// Polls `url` until it answers 200.
-pub async fn wait_ready(url: &str, within: Duration) -> anyhow::Result<()> {
+/// The last `n` lines of a log file (for error reports).
+fn tail(log: &Path, n: usize) -> String {
+    let text = std::fs::read_to_string(log).unwrap_or_default();
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
+}
+
+/// Polls `url` until it answers 200; fails at once if `process` exits, and
+/// after `within` otherwise, either way with the end of its log.
+pub async fn wait_ready(process: &mut Process, url: &str, within: Duration) -> anyhow::Result<()> {
     let http = reqwest::Client::new();
     let start = Instant::now();
+    let mut last = String::from("no answer");
     while start.elapsed() < within {
-        if matches!(http.get(url).send().await, Ok(r) if r.status().is_success()) {
-            return Ok(());
+        if let Some(status) = process.child.try_wait()? {
+            bail!(
+                "{} exited with {status} before {url} was ready; its log ends:\n{}",
+                process.name,
+                tail(&process.log, 30)
+            );
+        }
+        match http.get(url).send().await {
+            Ok(r) if r.status().is_success() => return Ok(()),
+            Ok(r) => last = format!("{}: {}", r.status(), r.text().await.unwrap_or_default()),
+            Err(err) => last = err.to_string(),
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    bail!("{url} did not become ready within {within:?}")
+    bail!(
+        "{url} did not become ready within {within:?} (last answer: {last}); {}'s log ends:\n{}",
+        process.name,
+        tail(&process.log, 30)
+    )
 }
 
 /// A free 127.0.0.1 port (bound and released).
@@ -87,8 +110,8 @@ pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).expect("free port")
 }
 
-/// The API and the worker, started with `settings` (whose `http.addr` and
-/// `worker.metrics_addr` get free ports).
+/// The API and the worker, started with `settings` (whose `http.addr`,
+/// `http.metrics_addr` and `worker.metrics_addr` get free ports).
 pub struct Platform {
     pub settings: Settings,
     pub api: Option<Process>,
@@ -99,12 +122,14 @@ pub struct Platform {
 impl Platform {
     pub async fn start(mut settings: Settings, logs: &Path) -> anyhow::Result<Self> {
         settings.http.addr = format!("127.0.0.1:{}", free_port());
+        settings.http.metrics_addr = format!("127.0.0.1:{}", free_port());
         settings.worker.metrics_addr = format!("127.0.0.1:{}", free_port());
         std::fs::create_dir_all(logs)?;
         let mut platform = Self { settings, api: None, worker: None, logs: logs.to_path_buf() };
         // The API migrates and creates the order topic; the worker follows.
-        platform.api = Some(spawn("cityhub-api", &platform.settings, &logs.join("api.log"))?);
-        wait_ready(&format!("{}/readyz", platform.base()), Duration::from_secs(60)).await?;
+        let mut api = spawn("cityhub-api", &platform.settings, &logs.join("api.log"))?;
+        wait_ready(&mut api, &format!("{}/readyz", platform.base()), Duration::from_secs(60)).await?;
+        platform.api = Some(api);
         platform.start_worker().await?;
         Ok(platform)
     }
@@ -114,8 +139,11 @@ impl Platform {
     }
 
     pub async fn start_worker(&mut self) -> anyhow::Result<()> {
-        self.worker = Some(spawn("cityhub-order-worker", &self.settings, &self.logs.join("worker.log"))?);
-        wait_ready(&format!("http://{}/healthz", self.settings.worker.metrics_addr), Duration::from_secs(60)).await
+        let mut worker = spawn("cityhub-worker", &self.settings, &self.logs.join("worker.log"))?;
+        let url = format!("http://{}/healthz", self.settings.worker.metrics_addr);
+        wait_ready(&mut worker, &url, Duration::from_secs(60)).await?;
+        self.worker = Some(worker);
+        Ok(())
     }
 
     pub async fn stop_worker(&mut self) -> anyhow::Result<()> {

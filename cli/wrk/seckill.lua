@@ -1,5 +1,6 @@
 -- wrk script for the P1 benchmark: POST <path> with a different shopper's
--- bearer token on each request, round robin over a token file.
+-- bearer token on each request, round robin over a token file. Prints one
+-- "ACCEPTED <order id>" line per 202 answer when done, for the invariant check.
 --
 --   wrk -t2 -c50 -d10s --latency -s seckill.lua http://127.0.0.1:8080 -- <tokens file> <path>
 --
@@ -7,6 +8,12 @@
 local tokens = {}
 local path
 local i = 0
+local threads = {}
+accepted = {}
+
+function setup(thread)
+  threads[#threads + 1] = thread
+end
 
 function init(args)
   for line in io.lines(args[1]) do
@@ -19,4 +26,18 @@ end
 function request()
   i = i % #tokens + 1
   return wrk.format("POST", path, { ["Authorization"] = "Bearer " .. tokens[i] })
+end
+
+function response(status, headers, body)
+  if status == 202 then
+    accepted[#accepted + 1] = string.match(body, '"order_id":"(%d+)"')
+  end
+end
+
+function done(summary, latency, requests)
+  for _, thread in ipairs(threads) do
+    for _, id in ipairs(thread:get("accepted")) do
+      io.write("ACCEPTED " .. id .. "\n")
+    end
+  end
 end

@@ -10,12 +10,12 @@
 
 use std::sync::{Arc, OnceLock};
 
-use rocketmq_client_rust::ClientRuntime;
+use cityhub_platform::mq::runtime::MqRuntime;
+use cityhub_platform::mq::ClientRuntime;
 use sqlx::MySqlPool;
 
 use crate::config::{Secret, Settings};
 use crate::kv::Kv;
-use crate::mq::runtime::MqRuntime;
 
 pub mod logs {
     //! Test logging: events go to the test's output and into an in-memory
@@ -97,7 +97,7 @@ impl TestEnv {
         logs::init();
         let id = format!("{:012x}", rand::random::<u64>() & 0xffff_ffff_ffff);
         let db_name = format!("cityhub_t_{id}");
-        let mut settings = Settings::default();
+        let mut settings = Settings::defaults();
         settings.http.addr = "127.0.0.1:0".into();
         settings.database.url =
             Secret::new(format!("{}/{db_name}", env_or("CITYHUB_TEST_MYSQL", "mysql://root@127.0.0.1:3306")));
@@ -109,16 +109,18 @@ impl TestEnv {
         settings.mq.producer_group = format!("cityhub_api_t{id}");
         settings.mq.order_consumer_group = format!("cityhub_worker_t{id}");
         settings.mq.topic_queues = 4;
+        settings.orders.release_topic = format!("cityhub_release_t{id}");
+        settings.orders.release_group = format!("cityhub_release_t{id}");
         Self { settings, id, db_name }
     }
 
     /// Creates and migrates this test's database.
     pub async fn db(&self) -> MySqlPool {
-        crate::db::connect(&self.settings.database).await.expect("test database")
+        cityhub_platform::db::connect(&self.settings.database).await.expect("test database")
     }
 
     pub async fn kv(&self) -> Kv {
-        Kv::connect(&self.settings.redis).await.expect("test redis")
+        crate::kv::connect(&self.settings.redis).await.expect("test redis")
     }
 }
 
@@ -158,5 +160,101 @@ impl Drop for TestEnv {
             Some(())
         })
         .join();
+    }
+}
+
+/// Polls `check` until it is true or `timeout` passes; returns its last value.
+pub async fn eventually<F, Fut>(timeout: std::time::Duration, mut check: F) -> bool
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    let start = std::time::Instant::now();
+    loop {
+        if check().await {
+            return true;
+        }
+        if start.elapsed() > timeout {
+            return false;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+}
+
+/// Reads of one voucher's sale, for assertions in the API's and the
+/// worker's tests alike.
+pub mod sale {
+    use std::collections::HashMap;
+    use std::time::Duration;
+
+    use redis::AsyncCommands;
+    use sqlx::MySqlPool;
+
+    use crate::invariants::{self, Accepted, Scope};
+    use crate::kv::{CityKeys, Kv};
+
+    pub async fn order_count(db: &MySqlPool, voucher: u64) -> i64 {
+        sqlx::query_scalar("SELECT COUNT(*) FROM orders WHERE voucher_id = ?")
+            .bind(voucher)
+            .fetch_one(db)
+            .await
+            .unwrap()
+    }
+
+    /// Waits until `n` orders of `voucher` are in MySQL; returns the count seen last.
+    pub async fn wait_for_orders(db: &MySqlPool, voucher: u64, n: i64, timeout: Duration) -> i64 {
+        super::eventually(timeout, || async { order_count(db, voucher).await >= n }).await;
+        order_count(db, voucher).await
+    }
+
+    pub async fn db_stock(db: &MySqlPool, voucher: u64) -> i64 {
+        sqlx::query_scalar("SELECT stock FROM seckill_vouchers WHERE voucher_id = ?")
+            .bind(voucher)
+            .fetch_one(db)
+            .await
+            .unwrap()
+    }
+
+    pub async fn buyers(kv: &Kv, voucher: u64) -> HashMap<u64, String> {
+        kv.conn().hgetall(kv.keys.seckill_buyers(voucher)).await.unwrap()
+    }
+
+    /// Asserts the stock invariants of a sale whose orders may have been
+    /// closed or refunded: DB stock == initial − live orders; Redis stock +
+    /// live buyers == initial; the live buyers are exactly the live orders.
+    pub async fn assert_stock_agrees(db: &MySqlPool, kv: &Kv, voucher: u64) {
+        let (initial, stock): (i64, i64) =
+            sqlx::query_as("SELECT CAST(initial_stock AS SIGNED), stock FROM seckill_vouchers WHERE voucher_id = ?")
+                .bind(voucher)
+                .fetch_one(db)
+                .await
+                .unwrap();
+        let live: HashMap<u64, u64> = sqlx::query_as::<_, (u64, u64)>(
+            "SELECT user_id, id FROM orders WHERE voucher_id = ? AND status IN ('unpaid', 'paid')",
+        )
+        .bind(voucher)
+        .fetch_all(db)
+        .await
+        .unwrap()
+        .into_iter()
+        .collect();
+        assert_eq!(stock, initial - live.len() as i64, "DB stock against {} live orders", live.len());
+        let redis_stock: i64 = kv.conn().hget(kv.keys.seckill_voucher(voucher), "stock").await.unwrap();
+        let live_buyers: HashMap<u64, u64> = buyers(kv, voucher)
+            .await
+            .into_iter()
+            .filter(|(_, e)| !e.ends_with(":r"))
+            .map(|(user, e)| (user, e.trim_end_matches(":c").parse().unwrap()))
+            .collect();
+        assert_eq!(redis_stock + live_buyers.len() as i64, initial, "Redis stock {redis_stock} against its buyers");
+        assert_eq!(live_buyers, live, "live Redis buyers against live orders");
+    }
+
+    /// Asserts every invariant of the shared checker, given every 202 of the sale.
+    pub async fn assert_invariants(db: &MySqlPool, kv: &Kv, voucher: u64, accepted: &[Accepted]) {
+        let state = invariants::load(db, kv, voucher).await.unwrap();
+        for check in invariants::check(accepted, &state, Scope::WholeSale) {
+            assert!(check.pass, "{}: {}", check.name, check.detail);
+        }
     }
 }

@@ -1,6 +1,7 @@
-//! `POST /auth/code`, `POST /auth/login`, `GET /users/me`.
+//! `POST /auth/code`, `POST /auth/login`, `POST /auth/logout`, `GET /users/me`.
 
 use axum::extract::State;
+use axum::http::StatusCode;
 use axum::Json;
 use cityhub_core::auth::{is_login_code, Phone, Role};
 use serde::{Deserialize, Serialize};
@@ -11,11 +12,11 @@ use validator::{Validate, ValidationError};
 
 use crate::error::doc::{AuthErrors, InputErrors};
 use crate::error::ApiError;
-use crate::extract::{CurrentUser, ValidJson};
+use crate::extract::{ClientIp, CurrentUser, Token, ValidJson};
 use crate::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(send_code)).routes(routes!(login)).routes(routes!(me))
+    OpenApiRouter::new().routes(routes!(send_code)).routes(routes!(login)).routes(routes!(logout)).routes(routes!(me))
 }
 
 fn valid_phone(raw: &str) -> Result<(), ValidationError> {
@@ -44,18 +45,22 @@ pub struct CodeSent {
     pub expires_in: u64,
 }
 
-/// Creates a login code. There is no SMS gateway: the code is written to the
-/// server log.
+/// Creates a login code. There is no SMS gateway: with `auth.log_codes` on
+/// (development) the code is written to the server log.
 #[utoipa::path(post, path = "/auth/code", tag = "auth", request_body = CodeRequest,
-    responses((status = 200, description = "Code created", body = CodeSent), InputErrors))]
+    responses((status = 200, description = "Code created", body = CodeSent), InputErrors,
+        (status = 429, description = "Too many codes or wrong tries for this phone or IP (`login_locked`); see `Retry-After`", body = crate::error::ErrorBody)))]
 #[tracing::instrument(skip_all)]
 async fn send_code(
     State(state): State<AppState>,
+    ClientIp(ip): ClientIp,
     ValidJson(req): ValidJson<CodeRequest>,
 ) -> Result<Json<CodeSent>, ApiError> {
     let phone = Phone::parse(&req.phone).expect("validated");
-    let code = state.auth.send_code(&phone).await?;
-    tracing::info!(phone = %phone.as_str(), %code, "login code (development: no SMS is sent)");
+    let code = state.auth.send_code(&phone, &ip).await?;
+    if state.settings.auth.log_codes {
+        tracing::info!(phone = %phone.as_str(), %code, "login code (development: no SMS is sent)");
+    }
     Ok(Json(CodeSent { sent: true, expires_in: state.auth.code_ttl().as_secs() }))
 }
 
@@ -82,16 +87,19 @@ pub struct LoginResponse {
     pub expires_in: u64,
 }
 
-/// Exchanges phone + code for a bearer token. The code is used up either way.
+/// Exchanges phone + code for a bearer token. The code is used up either
+/// way; wrong codes count towards a lockout of the phone and the IP.
 #[utoipa::path(post, path = "/auth/login", tag = "auth", request_body = LoginRequest,
-    responses((status = 200, description = "Logged in", body = LoginResponse), InputErrors))]
+    responses((status = 200, description = "Logged in", body = LoginResponse), InputErrors,
+        (status = 429, description = "Too many wrong codes for this phone or IP (`login_locked`); see `Retry-After`", body = crate::error::ErrorBody)))]
 #[tracing::instrument(skip_all)]
 async fn login(
     State(state): State<AppState>,
+    ClientIp(ip): ClientIp,
     ValidJson(req): ValidJson<LoginRequest>,
 ) -> Result<Json<LoginResponse>, ApiError> {
     let phone = Phone::parse(&req.phone).expect("validated");
-    let issued = state.auth.login(&phone, &req.code).await?;
+    let issued = state.auth.login(&phone, &req.code, &ip).await?;
     Ok(Json(LoginResponse {
         token: issued.token,
         user_id: issued.session.user_id.to_string(),
@@ -105,6 +113,20 @@ pub struct Me {
     pub user_id: String,
     #[schema(value_type = String, example = "shopper")]
     pub role: Role,
+}
+
+/// Ends the caller's session: the token stops working on every API
+/// instance as soon as the invalidation reaches it (at most
+/// `auth.session_cache_ms` if the message is lost).
+#[utoipa::path(post, path = "/auth/logout", tag = "auth", security(("bearer" = [])),
+    responses((status = 204, description = "Logged out"), AuthErrors,
+        (status = 503, description = "Dependency unavailable", body = crate::error::ErrorBody)))]
+#[tracing::instrument(skip_all)]
+async fn logout(Token(token): Token, State(state): State<AppState>) -> Result<StatusCode, ApiError> {
+    match state.auth.logout(&token).await? {
+        true => Ok(StatusCode::NO_CONTENT),
+        false => Err(ApiError::Unauthorized),
+    }
 }
 
 /// The caller.

@@ -1,12 +1,11 @@
-//! Operations: `GET /healthz` (the process is alive), `GET /readyz` (MySQL,
-//! Redis and RocketMQ answer; 503 with the failing checks otherwise) and
-//! `GET /metrics` (Prometheus text format).
+//! Operations on the public port: `GET /healthz` (the process is alive) and
+//! `GET /readyz` (MySQL, Redis and RocketMQ answer; 503 with the failing
+//! checks otherwise). Metrics are on the ops listener (`http.metrics_addr`).
 
 use std::time::Duration;
 
 use axum::extract::State;
-use axum::http::{header, StatusCode};
-use axum::response::IntoResponse;
+use axum::http::StatusCode;
 use axum::Json;
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -16,7 +15,7 @@ use utoipa_axum::routes;
 use crate::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(healthz)).routes(routes!(readyz)).routes(routes!(metrics))
+    OpenApiRouter::new().routes(routes!(healthz)).routes(routes!(readyz))
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -59,7 +58,8 @@ async fn readyz(State(state): State<AppState>) -> (StatusCode, Json<Readiness>) 
         matches!(tokio::time::timeout(CHECK_TIMEOUT, ping).await, Ok(Ok(_)))
     };
     let redis = async { matches!(tokio::time::timeout(CHECK_TIMEOUT, state.kv.ping()).await, Ok(Ok(()))) };
-    let rocketmq = cityhub_core::mq::topic_reachable(state.producer(), &state.settings.mq.order_topic, CHECK_TIMEOUT);
+    let rocketmq =
+        cityhub_platform::mq::topic_reachable(state.producer(), &state.settings.mq.order_topic, CHECK_TIMEOUT);
     let (mysql, redis, rocketmq) = tokio::join!(mysql, redis, rocketmq);
     let checks = Checks { mysql, redis, rocketmq };
     if mysql && redis && rocketmq {
@@ -68,13 +68,4 @@ async fn readyz(State(state): State<AppState>) -> (StatusCode, Json<Readiness>) 
         let message = "a dependency does not answer; see checks".into();
         (StatusCode::SERVICE_UNAVAILABLE, Json(Readiness { code: "not_ready", message, checks }))
     }
-}
-
-/// Prometheus metrics of this process.
-#[utoipa::path(get, path = "/metrics", tag = "operations",
-    responses((status = 200, description = "Prometheus text format", body = String, content_type = "text/plain")))]
-async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
-    cityhub_core::metrics::record_pool(&state.db);
-    let body = cityhub_core::metrics::render(&state.metrics);
-    ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], body)
 }

@@ -2,9 +2,12 @@
 //! registered through `utoipa_axum::routes!`, so the OpenAPI document and
 //! the router come from the same declarations.
 
+mod admin;
 mod auth;
 mod health;
 mod orders;
+mod payments;
+mod shops;
 mod vouchers;
 
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
@@ -16,13 +19,16 @@ use crate::state::AppState;
 
 #[derive(OpenApi)]
 #[openapi(
-    info(title = "CityHub API", description = "Flash-sale coupons: login, vouchers, seckill, orders."),
+    info(title = "CityHub API", description = "Flash-sale coupons: login, shops, vouchers, seckill, orders, payments."),
     components(schemas(ErrorBody)),
     modifiers(&BearerAuth),
     tags(
         (name = "auth", description = "Phone-code login"),
         (name = "vouchers", description = "Seckill vouchers"),
+        (name = "shops", description = "Shops, nearby search and shop types"),
         (name = "orders", description = "The caller's orders"),
+        (name = "payments", description = "Paying orders and the provider's callback"),
+        (name = "admin", description = "Shops, closing orders, reconciling sales"),
         (name = "operations", description = "Health, readiness, metrics"),
     )
 )]
@@ -45,6 +51,9 @@ pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::with_openapi(ApiDoc::openapi())
         .merge(auth::router())
         .merge(vouchers::router())
+        .merge(shops::router())
         .merge(orders::router())
+        .merge(payments::router())
+        .merge(admin::router())
         .merge(health::router())
 }

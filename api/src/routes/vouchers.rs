@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
-use validator::{Validate, ValidationError};
+use validator::Validate;
 
 use crate::error::doc::{AuthErrors, InputErrors};
 use crate::error::{ApiError, ErrorBody};
@@ -21,10 +21,10 @@ pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(create)).routes(routes!(seckill))
 }
 
-/// Money is in cents; times are RFC 3339.
+/// Money is in cents; times are RFC 3339. Field ranges are checked here; the
+/// voucher rules (window, price) by `NewSeckillVoucher::check` in core.
 #[derive(Debug, Deserialize, Validate, ToSchema)]
 #[serde(deny_unknown_fields)]
-#[validate(schema(function = "consistent"))]
 pub struct CreateSeckillVoucher {
     #[validate(range(min = 1, max = 9_007_199_254_740_991_u64))]
     #[schema(minimum = 1, maximum = 9_007_199_254_740_991_u64)]
@@ -55,19 +55,6 @@ pub struct CreateSeckillVoucher {
     pub end_time: DateTime<Utc>,
 }
 
-fn consistent(v: &CreateSeckillVoucher) -> Result<(), ValidationError> {
-    if v.end_time <= v.begin_time {
-        return Err(ValidationError::new("window").with_message("end_time must be after begin_time".into()));
-    }
-    if v.end_time <= Utc::now() {
-        return Err(ValidationError::new("window").with_message("end_time must be in the future".into()));
-    }
-    if v.pay_value > v.actual_value {
-        return Err(ValidationError::new("value").with_message("pay_value must not exceed actual_value".into()));
-    }
-    Ok(())
-}
-
 #[derive(Debug, Serialize, ToSchema)]
 pub struct VoucherResponse {
     pub id: String,
@@ -83,9 +70,9 @@ pub struct VoucherResponse {
 }
 
 impl From<SeckillVoucher> for VoucherResponse {
-    fn from(v: SeckillVoucher) -> Self {
+    fn from(SeckillVoucher { id, spec: v }: SeckillVoucher) -> Self {
         Self {
-            id: v.id.to_string(),
+            id: id.to_string(),
             shop_id: v.shop_id.to_string(),
             title: v.title,
             sub_title: v.sub_title,
@@ -124,7 +111,7 @@ async fn create(
             end_time: req.end_time,
         })
         .await?;
-    tracing::info!(voucher_id = created.id, stock = created.stock, "seckill voucher created");
+    tracing::info!(voucher_id = created.id, stock = created.spec.stock, "seckill voucher created");
     Ok((StatusCode::CREATED, Json(created.into())))
 }
 

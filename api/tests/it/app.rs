@@ -1,15 +1,18 @@
 //! `TestApp`: an API on a random port plus (optionally) an order worker, on
 //! a private slice of the real services, with typed helpers.
 
+use cityhub_core::kv::CityKeys;
 use std::net::SocketAddr;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use cityhub_api::AppState;
 use cityhub_core::auth::{Auth, Phone};
 use cityhub_core::config::Settings;
+use cityhub_core::invariants::Accepted;
 use cityhub_core::kv::Kv;
-use cityhub_core::testkit::{mq_client, TestEnv};
-use cityhub_order_worker::Worker;
+pub use cityhub_core::testkit::eventually;
+use cityhub_core::testkit::{mq_client, sale, TestEnv};
+use cityhub_worker::Worker;
 use redis::AsyncCommands;
 use serde_json::{json, Value};
 use sqlx::MySqlPool;
@@ -18,11 +21,15 @@ use tokio_util::sync::CancellationToken;
 pub struct TestApp {
     pub env: TestEnv,
     pub base: String,
+    /// The ops listener (`/metrics`, `/healthz`).
+    pub ops: String,
     pub http: reqwest::Client,
     pub db: MySqlPool,
     pub kv: Kv,
     pub state: AppState,
     pub worker: Option<Worker>,
+    /// A token of an admin user.
+    admin: String,
     stop: CancellationToken,
     server: Option<tokio::task::JoinHandle<()>>,
 }
@@ -49,6 +56,8 @@ impl TestApp {
         let kv = env.kv().await;
         let mq = mq_client();
         let state = AppState::build(env.settings.clone(), mq.clone()).await.expect("app state");
+        let operator = Phone::parse("19999999999").unwrap();
+        let admin = Auth::new(db.clone(), kv.clone(), &env.settings.auth).operator(&operator).await.unwrap().token;
         let worker = if opts.worker {
             Some(Worker::start(&env.settings, &mq, db.clone(), kv.clone()).await.expect("worker"))
         } else {
@@ -57,6 +66,10 @@ impl TestApp {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr: SocketAddr = listener.local_addr().unwrap();
         let stop = CancellationToken::new();
+        let ops_listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let ops = format!("http://{}", ops_listener.local_addr().unwrap());
+        let shutdown = stop.clone().cancelled_owned();
+        tokio::spawn(cityhub_platform::ops::serve(ops_listener, state.metrics.clone(), db.clone(), shutdown));
         let server = tokio::spawn({
             let (state, stop) = (state.clone(), stop.clone());
             async move {
@@ -66,14 +79,33 @@ impl TestApp {
         Self {
             env,
             base: format!("http://{addr}"),
+            ops,
             http: reqwest::Client::new(),
             db,
             kv,
             state,
             worker,
+            admin,
             stop,
             server: Some(server),
         }
+    }
+
+    /// Starts the order worker of an app spawned without one.
+    pub async fn start_worker(&mut self) {
+        assert!(self.worker.is_none(), "the worker runs already");
+        let worker = Worker::start(&self.env.settings, &mq_client(), self.db.clone(), self.kv.clone()).await;
+        self.worker = Some(worker.expect("worker"));
+    }
+
+    /// Asserts every invariant of the shared checker for `voucher`, given
+    /// every 202 the sale gave.
+    pub async fn assert_invariants(&self, voucher: u64, accepted: &[Accepted]) {
+        sale::assert_invariants(&self.db, &self.kv, voucher, accepted).await
+    }
+
+    pub fn ops_url(&self, path: &str) -> String {
+        format!("{}{path}", self.ops)
     }
 
     pub fn url(&self, path: &str) -> String {
@@ -110,11 +142,51 @@ impl TestApp {
     }
 
     pub async fn shop(&self) -> u64 {
-        sqlx::query("INSERT INTO shops (name) VALUES ('test shop')").execute(&self.db).await.unwrap().last_insert_id()
+        self.state.shops.create(&cityhub_core::shops::NewShop::named("test shop")).await.unwrap().id
+    }
+
+    /// Sends `body` to an admin route (`POST` or `PUT`) with the admin token.
+    pub async fn admin_send(&self, method: reqwest::Method, path: &str, body: &Value) -> (u16, Value) {
+        let r =
+            self.http.request(method, self.url(path)).bearer_auth(self.admin_token()).json(body).send().await.unwrap();
+        (r.status().as_u16(), r.json().await.unwrap_or(Value::Null))
+    }
+
+    /// Creates a shop through the admin API; returns its id.
+    pub async fn admin_shop(&self, body: Value) -> u64 {
+        let (status, shop) = self.admin_send(reqwest::Method::POST, "/admin/shops", &body).await;
+        assert_eq!(status, 201, "{shop}");
+        shop["id"].as_str().unwrap().parse().unwrap()
+    }
+
+    /// `GET` on `base` + `path` with an optional token.
+    pub async fn get_at(&self, base: &str, path: &str, token: Option<&str>) -> (u16, Value) {
+        let mut req = self.http.get(format!("{base}{path}"));
+        if let Some(token) = token {
+            req = req.bearer_auth(token);
+        }
+        let r = req.send().await.unwrap();
+        (r.status().as_u16(), r.json().await.unwrap_or(Value::Null))
+    }
+
+    /// Another API instance on the same services, with its own L1 caches
+    /// and invalidation listener, as a second process would have.
+    pub async fn second_instance(&self) -> Instance {
+        let state = AppState::build(self.env.settings.clone(), mq_client()).await.expect("second app state");
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let stop = CancellationToken::new();
+        let server = tokio::spawn({
+            let (state, stop) = (state.clone(), stop.clone());
+            async move {
+                cityhub_api::run(listener, state, async move { stop.cancelled().await }).await.unwrap();
+            }
+        });
+        Instance { base, state, stop, server }
     }
 
     pub fn admin_token(&self) -> String {
-        self.env.settings.auth.admin_token.expose().to_owned()
+        self.admin.clone()
     }
 
     /// Creates a seckill voucher through the admin API; the sale window is
@@ -155,31 +227,16 @@ impl TestApp {
     }
 
     pub async fn order_count(&self, voucher: u64) -> i64 {
-        sqlx::query_scalar("SELECT COUNT(*) FROM orders WHERE voucher_id = ?")
-            .bind(voucher)
-            .fetch_one(&self.db)
-            .await
-            .unwrap()
+        sale::order_count(&self.db, voucher).await
     }
 
     /// Waits until `n` orders of `voucher` are in MySQL; returns the count seen last.
     pub async fn wait_for_orders(&self, voucher: u64, n: i64, timeout: Duration) -> i64 {
-        let start = Instant::now();
-        loop {
-            let count = self.order_count(voucher).await;
-            if count >= n || start.elapsed() > timeout {
-                return count;
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
+        sale::wait_for_orders(&self.db, voucher, n, timeout).await
     }
 
     pub async fn db_stock(&self, voucher: u64) -> i64 {
-        sqlx::query_scalar("SELECT stock FROM seckill_vouchers WHERE voucher_id = ?")
-            .bind(voucher)
-            .fetch_one(&self.db)
-            .await
-            .unwrap()
+        sale::db_stock(&self.db, voucher).await
     }
 
     pub async fn redis_stock(&self, voucher: u64) -> i64 {
@@ -187,7 +244,76 @@ impl TestApp {
     }
 
     pub async fn buyers(&self, voucher: u64) -> std::collections::HashMap<u64, String> {
-        self.kv.conn().hgetall(self.kv.keys.seckill_buyers(voucher)).await.unwrap()
+        sale::buyers(&self.kv, voucher).await
+    }
+
+    /// Asserts the stock invariants of a sale with closed orders (see the testkit).
+    pub async fn assert_stock_agrees(&self, voucher: u64) {
+        sale::assert_stock_agrees(&self.db, &self.kv, voucher).await
+    }
+
+    /// `n` fresh users each win one unit of `voucher`; waits until the worker
+    /// stored every order. Returns (user id, token, order id).
+    pub async fn stored_orders(&self, voucher: u64, users: &[(u64, String)]) -> Vec<(u64, String, u64)> {
+        let mut out = Vec::new();
+        for (user_id, token) in users {
+            let (status, body) = self.seckill(token, voucher).await;
+            assert_eq!(status, 202, "{body}");
+            out.push((*user_id, token.clone(), body["order_id"].as_str().unwrap().parse().unwrap()));
+        }
+        let n = out.len() as i64;
+        assert_eq!(self.wait_for_orders(voucher, n, Duration::from_secs(30)).await, n);
+        out
+    }
+
+    pub async fn pay(&self, token: &str, order: u64) -> (u16, Value) {
+        let r = self.http.post(self.url(&format!("/orders/{order}/pay"))).bearer_auth(token).send().await.unwrap();
+        (r.status().as_u16(), r.json().await.unwrap_or(Value::Null))
+    }
+
+    /// Posts `body` to the payment callback signed with `secret`.
+    pub async fn callback_signed(&self, body: &[u8], secret: &[u8]) -> (u16, Value) {
+        let sig = cityhub_core::payments::signature::sign(secret, body);
+        let r = self
+            .http
+            .post(self.url("/payments/callback"))
+            .header("content-type", "application/json")
+            .header(cityhub_core::payments::signature::HEADER, sig)
+            .body(body.to_vec())
+            .send()
+            .await
+            .unwrap();
+        (r.status().as_u16(), r.json().await.unwrap_or(Value::Null))
+    }
+
+    /// A successful payment of `order` reported as the provider would, signed
+    /// with the configured secret.
+    pub async fn paid_callback(&self, txn_id: &str, order: u64, amount: u64) -> (u16, Value) {
+        let body = json!({ "txn_id": txn_id, "order_id": order, "amount": amount, "result": "succeeded" });
+        let secret = self.env.settings.payments.callback_secret.expose().as_bytes().to_vec();
+        self.callback_signed(body.to_string().as_bytes(), &secret).await
+    }
+
+    pub async fn admin_close(&self, token: Option<&str>, order: u64) -> (u16, Value) {
+        let mut req = self.http.post(self.url(&format!("/admin/orders/{order}/close")));
+        if let Some(token) = token {
+            req = req.bearer_auth(token);
+        }
+        let r = req.send().await.unwrap();
+        (r.status().as_u16(), r.json().await.unwrap_or(Value::Null))
+    }
+
+    pub async fn order_status(&self, order: u64) -> Option<String> {
+        sqlx::query_scalar("SELECT status FROM orders WHERE id = ?").bind(order).fetch_optional(&self.db).await.unwrap()
+    }
+
+    /// `(status, count)` of the payments recorded for `order`.
+    pub async fn payments(&self, order: u64) -> Vec<(String, i64)> {
+        sqlx::query_as("SELECT status, COUNT(*) FROM payments WHERE order_id = ? GROUP BY status ORDER BY status")
+            .bind(order)
+            .fetch_all(&self.db)
+            .await
+            .unwrap()
     }
 
     pub async fn shutdown(mut self) {
@@ -196,26 +322,37 @@ impl TestApp {
             let _ = server.await;
         }
         if let Some(worker) = self.worker.take() {
-            worker.shutdown().await;
+            worker.shutdown().await.unwrap();
         }
         self.state.close().await;
     }
 }
 
-/// Polls `check` until it is true or `timeout` passes; returns its last value.
-pub async fn eventually<F, Fut>(timeout: Duration, mut check: F) -> bool
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = bool>,
-{
-    let start = Instant::now();
-    loop {
-        if check().await {
-            return true;
-        }
-        if start.elapsed() > timeout {
-            return false;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
+/// A second API instance (see [`TestApp::second_instance`]).
+pub struct Instance {
+    pub base: String,
+    pub state: AppState,
+    stop: CancellationToken,
+    server: tokio::task::JoinHandle<()>,
+}
+
+impl Instance {
+    pub async fn shutdown(self) {
+        self.stop.cancel();
+        let _ = self.server.await;
+        self.state.close().await;
     }
+}
+
+/// The 202 answers among `answers` (one per user of `users`, in order).
+pub fn accepted(users: &[(u64, String)], answers: &[(u16, Value)]) -> Vec<Accepted> {
+    users
+        .iter()
+        .zip(answers)
+        .filter(|(_, (status, _))| *status == 202)
+        .map(|((user_id, _), (_, body))| Accepted {
+            order_id: body["order_id"].as_str().unwrap().parse().unwrap(),
+            user_id: *user_id,
+        })
+        .collect()
 }

@@ -5,12 +5,18 @@
 mod app;
 
 mod auth;
+mod cache;
 mod compose;
-mod consumer;
 mod fuzz;
+mod guards;
+mod ids;
+mod lifecycle;
 mod metrics;
 mod openapi;
 mod orders;
+mod payments;
+mod proxy;
+mod reconcile;
 mod seckill;
+mod shops;
 mod vouchers;
-mod worker;

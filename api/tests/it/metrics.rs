@@ -6,11 +6,11 @@ use std::time::Duration;
 use cityhub_core::testkit::logs;
 use futures::future::join_all;
 
-use crate::app::{eventually, TestApp};
+use crate::app::{eventually, Options, TestApp};
 
 /// The sum of every series of `name` carrying all `labels` (`key="value"`);
 /// `None` when there is none.
-fn sample(text: &str, name: &str, labels: &[&str]) -> Option<f64> {
+pub fn sample(text: &str, name: &str, labels: &[&str]) -> Option<f64> {
     text.lines()
         .filter(|l| l.starts_with(name) && (l[name.len()..].starts_with('{') || l[name.len()..].starts_with(' ')))
         .filter(|l| labels.iter().all(|label| l.contains(label)))
@@ -20,7 +20,7 @@ fn sample(text: &str, name: &str, labels: &[&str]) -> Option<f64> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn metrics_show_requests_outcomes_publishes_and_consumption_during_a_sale() {
-    let app = TestApp::spawn().await;
+    let app = TestApp::spawn_with(Options { worker: true }, |s| s.mq.lag_sample_ms = 200).await;
     let voucher = app.on_sale(5).await;
     let users = app.users(12).await;
     // One winner asks twice (already bought), then the rest sell it out.
@@ -29,30 +29,26 @@ async fn metrics_show_requests_outcomes_publishes_and_consumption_during_a_sale(
     join_all(users[1..].iter().map(|(_, t)| app.seckill(t, voucher))).await;
     assert_eq!(app.wait_for_orders(voucher, 5, Duration::from_secs(60)).await, 5);
 
-    let ops = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let ops_url = format!("http://{}/metrics", ops.local_addr().unwrap());
-    tokio::spawn(cityhub_order_worker::ops::serve(
-        ops,
-        cityhub_core::metrics::install(),
-        app.db.clone(),
-        std::future::pending(),
-    ));
+    // The API and the worker share this process's recorder and its ops listener.
+    let ops_url = app.ops_url("/metrics");
+    let public = app.http.get(app.url("/metrics")).send().await.unwrap();
+    assert_eq!(public.status(), 404, "metrics are not on the public port");
 
-    let api = app.http.get(app.url("/metrics")).send().await.unwrap();
+    let api = app.http.get(&ops_url).send().await.unwrap();
     assert_eq!(api.status(), 200);
     let api = api.text().await.unwrap();
     let route = r#"route="/vouchers/{id}/seckill""#;
     assert!(sample(&api, "cityhub_http_requests_total", &[route, r#"status="202""#]).unwrap() >= 5.0);
     assert!(sample(&api, "cityhub_http_requests_total", &[route, r#"status="409""#]).unwrap() >= 8.0);
     assert!(sample(&api, "cityhub_http_request_duration_seconds_bucket", &[route, r#"le="+Inf""#]).unwrap() >= 13.0);
-    assert!(sample(&api, "cityhub_seckill_requests_total", &[r#"outcome="accepted""#]).unwrap() >= 5.0);
-    assert!(sample(&api, "cityhub_seckill_requests_total", &[r#"outcome="sold_out""#]).unwrap() >= 7.0);
-    assert!(sample(&api, "cityhub_seckill_requests_total", &[r#"outcome="already_bought""#]).unwrap() >= 1.0);
-    for outcome in cityhub_core::seckill::OUTCOMES {
-        assert!(
-            sample(&api, "cityhub_seckill_requests_total", &[&format!(r#"outcome="{outcome}""#)]).is_some(),
-            "{outcome}"
-        );
+    // Each test runs in its own process, so these counters hold this sale alone.
+    let outcome = |o: &str| sample(&api, "cityhub_seckill_requests_total", &[&format!(r#"outcome="{o}""#)]);
+    assert_eq!(outcome("accepted"), Some(5.0));
+    assert_eq!(outcome("sold_out"), Some(7.0));
+    assert_eq!(outcome("already_bought"), Some(1.0));
+    let others = cityhub_core::seckill::Outcome::ALL.map(|o| o.label());
+    for other in others.iter().filter(|o| !["accepted", "sold_out", "already_bought"].contains(o)) {
+        assert_eq!(outcome(other), Some(0.0), "{other} is exported from the start, at zero");
     }
     let topic = format!(r#"topic="{}""#, app.env.settings.mq.order_topic);
     assert!(sample(&api, "cityhub_mq_publish_batch_size_bucket", &[&topic, r#"le="+Inf""#]).unwrap() >= 1.0);
@@ -61,13 +57,16 @@ async fn metrics_show_requests_outcomes_publishes_and_consumption_during_a_sale(
     assert_eq!(sample(&api, "cityhub_mq_publish_failures_total", &[&topic]), Some(0.0));
     assert!(sample(&api, "cityhub_db_pool_connections", &[r#"state="idle""#]).is_some());
 
-    let worker = app.http.get(&ops_url).send().await.unwrap().text().await.unwrap();
-    assert!(sample(&worker, "cityhub_consumer_messages_total", &[r#"result="stored""#]).unwrap() >= 5.0);
-    assert!(sample(&worker, "cityhub_consumer_messages_total", &[r#"result="parked""#]).is_some());
+    let scrape = || async { app.http.get(&ops_url).send().await.unwrap().text().await.unwrap() };
+    let lag = format!(r#"group="{}""#, app.env.settings.mq.order_consumer_group);
+    let drained = || async { sample(&scrape().await, "cityhub_consumer_lag_messages", &[&lag]) == Some(0.0) };
+    assert!(eventually(Duration::from_secs(30), drained).await, "the lag gauge never read 0 after the drain");
+    let worker = scrape().await;
+    assert_eq!(sample(&worker, "cityhub_consumer_messages_total", &[&topic, r#"result="stored""#]), Some(5.0));
+    assert_eq!(sample(&worker, "cityhub_consumer_messages_total", &[&topic, r#"result="parked""#]), Some(0.0));
     assert!(sample(&worker, "cityhub_consumer_batch_duration_seconds_count", &[]).unwrap() >= 1.0);
     assert!(worker.contains("# TYPE cityhub_consumer_messages_total counter"));
-    let group = format!(r#"group="{}""#, app.env.settings.mq.order_consumer_group);
-    assert!(sample(&worker, "cityhub_consumer_lag_messages", &[&topic, &group]).is_some());
+    assert_eq!(sample(&worker, "cityhub_consumer_lag_messages", &[&topic, &lag]), Some(0.0));
     app.shutdown().await;
 }
 
@@ -89,7 +88,7 @@ async fn a_request_id_travels_from_the_http_request_to_the_worker_log() {
     assert_eq!(r.headers()["x-request-id"], request_id.as_str());
     let order_id = r.json::<serde_json::Value>().await.unwrap()["order_id"].as_str().unwrap().to_owned();
 
-    let needles = ["cityhub_order_worker", &format!("order_id={order_id}"), &format!("request_id={request_id}")];
+    let needles = ["cityhub_worker", &format!("order_id={order_id}"), &format!("request_id={request_id}")];
     assert!(
         eventually(Duration::from_secs(60), || async { logs::contains(&needles) }).await,
         "no worker log line carries the request id"

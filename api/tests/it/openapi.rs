@@ -39,15 +39,28 @@ fn the_document_covers_the_known_routes_with_json_errors() {
     assert_eq!(
         ops,
         [
+            "GET /admin/reconcile/{voucher_id}",
+            "GET /admin/shops/{id}/uv",
             "GET /healthz",
-            "GET /metrics",
+            "GET /orders",
             "GET /orders/{id}",
             "GET /readyz",
+            "GET /shop-types",
+            "GET /shops",
+            "GET /shops/nearby",
+            "GET /shops/{id}",
             "GET /users/me",
+            "POST /admin/orders/{id}/close",
+            "POST /admin/reconcile/{voucher_id}",
+            "POST /admin/shops",
             "POST /admin/vouchers",
             "POST /auth/code",
             "POST /auth/login",
+            "POST /auth/logout",
+            "POST /orders/{id}/pay",
+            "POST /payments/callback",
             "POST /vouchers/{id}/seckill",
+            "PUT /admin/shops/{id}",
         ]
     );
     for (path, item) in paths {

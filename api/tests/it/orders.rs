@@ -50,3 +50,54 @@ async fn a_stored_order_shows_its_status_to_its_owner_only() {
     assert_eq!(r.status(), 401);
     app.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_order_list_pages_the_callers_stored_orders_newest_first() {
+    let app = TestApp::spawn().await;
+    let users = app.users(2).await;
+    let (me, other) = (&users[0].1, &users[1].1);
+    let mut mine = Vec::new();
+    for _ in 0..5 {
+        let voucher = app.on_sale(5).await;
+        let (_, body) = app.seckill(me, voucher).await;
+        mine.push(body["order_id"].as_str().unwrap().to_owned());
+        app.seckill(other, voucher).await;
+        assert_eq!(app.wait_for_orders(voucher, 2, Duration::from_secs(60)).await, 2);
+    }
+    mine.reverse();
+
+    let page = |cursor: Option<String>| {
+        let query = cursor.map_or("?limit=2".to_owned(), |c| format!("?limit=2&cursor={c}"));
+        let req = app.http.get(app.url(&format!("/orders{query}"))).bearer_auth(me);
+        async move {
+            let r = req.send().await.unwrap();
+            assert_eq!(r.status(), 200);
+            r.json::<serde_json::Value>().await.unwrap()
+        }
+    };
+    let (mut seen, mut cursor) = (Vec::new(), None);
+    for expected_len in [2, 2, 1] {
+        let body = page(cursor).await;
+        let orders = body["orders"].as_array().unwrap();
+        assert_eq!(orders.len(), expected_len, "{body}");
+        assert!(orders.iter().all(|o| o["status"] == "unpaid"));
+        seen.extend(orders.iter().map(|o| o["order_id"].as_str().unwrap().to_owned()));
+        cursor = body["next_cursor"].as_str().map(str::to_owned);
+    }
+    assert_eq!(cursor, None, "the last page says so");
+    assert_eq!(seen, mine, "exactly the caller's orders, newest first");
+
+    for (query, status, code) in [
+        ("?cursor=abc", 400, "invalid_query"),
+        ("?cursor=0", 400, "invalid_query"),
+        ("?limit=0", 422, "validation_failed"),
+        ("?limit=101", 422, "validation_failed"),
+        ("?x=1", 400, "invalid_query"),
+    ] {
+        let r = app.http.get(app.url(&format!("/orders{query}"))).bearer_auth(me).send().await.unwrap();
+        assert_eq!(r.status(), status, "{query}");
+        assert_eq!(r.json::<serde_json::Value>().await.unwrap()["code"], code, "{query}");
+    }
+    assert_eq!(app.http.get(app.url("/orders")).send().await.unwrap().status(), 401);
+    app.shutdown().await;
+}

@@ -1,11 +1,14 @@
 //! The seckill path end to end: Redis decides, RocketMQ carries, MySQL stores.
 
+use cityhub_core::kv::CityKeys;
 use std::collections::HashSet;
 use std::time::Duration;
 
 use futures::future::join_all;
 
-use crate::app::{eventually, Options, TestApp};
+use cityhub_core::testkit::logs;
+
+use crate::app::{accepted, eventually, Options, TestApp};
 
 const DRAIN: Duration = Duration::from_secs(60);
 
@@ -17,13 +20,13 @@ async fn a_stampede_of_200_users_on_50_units_sells_exactly_50_and_everything_agr
 
     let answers = join_all(users.iter().map(|(_, token)| app.seckill(token, voucher))).await;
 
-    let accepted: Vec<u64> = answers
+    let accepted_ids: Vec<u64> = answers
         .iter()
         .filter(|(status, _)| *status == 202)
         .map(|(_, body)| body["order_id"].as_str().unwrap().parse().unwrap())
         .collect();
     let sold_out = answers.iter().filter(|(s, b)| *s == 409 && b["code"] == "sold_out").count();
-    assert_eq!(accepted.len(), 50, "answers: {answers:?}");
+    assert_eq!(accepted_ids.len(), 50, "answers: {answers:?}");
     assert_eq!(sold_out, 150, "every other request is a clean sold-out");
 
     assert_eq!(app.wait_for_orders(voucher, 50, DRAIN).await, 50);
@@ -34,13 +37,14 @@ async fn a_stampede_of_200_users_on_50_units_sells_exactly_50_and_everything_agr
         .unwrap();
     let stored_ids: HashSet<u64> = stored.iter().map(|(id, _)| *id).collect();
     let stored_users: HashSet<u64> = stored.iter().map(|(_, u)| *u).collect();
-    assert_eq!(stored_ids, accepted.iter().copied().collect(), "exactly the accepted orders are stored");
+    assert_eq!(stored_ids, accepted_ids.iter().copied().collect(), "exactly the accepted orders are stored");
     assert_eq!(stored_users.len(), 50, "no user twice");
     assert_eq!(app.db_stock(voucher).await, 0);
     assert_eq!(app.redis_stock(voucher).await, 0);
     let buyers = app.buyers(voucher).await;
     assert_eq!(buyers.keys().copied().collect::<HashSet<_>>(), stored_users, "Redis buyers are the DB buyers");
     assert!(buyers.values().all(|v| v.ends_with(":c")), "every stored order was confirmed: {buyers:?}");
+    app.assert_invariants(voucher, &accepted(&users, &answers)).await;
     app.shutdown().await;
 }
 
@@ -64,16 +68,20 @@ async fn one_user_sending_20_requests_at_once_wins_exactly_once() {
     app.shutdown().await;
 }
 
-#[tokio::test]
-async fn when_the_broker_is_unreachable_the_shopper_gets_503_and_nothing_stays_reserved() {
-    // Nothing listens on port 1: this app's producer can reach no name server.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn when_the_broker_is_unreachable_the_shopper_gets_503_and_can_buy_once_it_is_back() {
+    // The app's name server address leads nowhere until a forwarder to the
+    // real name server opens on it.
+    let spot = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let namesrv_addr = spot.local_addr().unwrap().to_string();
+    drop(spot);
     let app = TestApp::spawn_with(Options { worker: false }, |s| {
-        s.mq.namesrv_addr = "127.0.0.1:1".into();
+        s.mq.namesrv_addr = namesrv_addr.clone();
         s.mq.send_timeout_ms = 1000;
     })
     .await;
     let voucher = app.on_sale(5).await;
-    let (_, token) = app.users(1).await.pop().unwrap();
+    let (user, token) = app.users(1).await.pop().unwrap();
 
     let (status, body) = app.seckill(&token, voucher).await;
 
@@ -81,11 +89,103 @@ async fn when_the_broker_is_unreachable_the_shopper_gets_503_and_nothing_stays_r
     assert_eq!(body["code"], "order_queue_unavailable");
     assert!(body["message"].as_str().unwrap().len() > 10);
     assert_eq!(app.redis_stock(voucher).await, 5, "stock restored");
-    assert!(app.buyers(voucher).await.is_empty(), "buyer removed");
-    // The shopper may try again once the broker is back: nothing blocks them.
-    let (status, _) = app.seckill(&token, voucher).await;
-    assert_eq!(status, 503);
-    assert_eq!(app.redis_stock(voucher).await, 5);
+    let entry = app.buyers(voucher).await.remove(&user).unwrap_or_default();
+    assert!(entry.ends_with(":r"), "the reservation is a tombstone, not a live buyer: {entry:?}");
+
+    // The broker comes back: the same shopper buys, nothing blocks them.
+    let real = std::env::var("CITYHUB_TEST_NAMESRV").unwrap_or_else(|_| "127.0.0.1:9876".into());
+    let listener = tokio::net::TcpListener::bind(&namesrv_addr).await.unwrap();
+    let _forwarder = crate::proxy::Proxy::start(listener, real, Vec::new()).await;
+    let started = std::time::Instant::now();
+    let last = loop {
+        let answer = app.seckill(&token, voucher).await;
+        if answer.0 == 202 || started.elapsed() > Duration::from_secs(60) {
+            break answer;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    assert_eq!(last.0, 202, "never accepted once the broker was back: {last:?}");
+    assert_eq!(app.redis_stock(voucher).await, 4);
+    let order_id = last.1["order_id"].as_str().unwrap();
+    assert_eq!(app.buyers(voucher).await[&user], order_id, "one live reservation, for the accepted order");
+    app.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reserve_whose_reply_is_lost_leaves_no_stranded_unit() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let redis = std::env::var("CITYHUB_TEST_REDIS").unwrap_or_else(|_| "redis://127.0.0.1:6379".into());
+    let redis = redis.trim_start_matches("redis://").trim_end_matches('/').to_owned();
+    let sha = cityhub_core::seckill::scripts::reserve_sha().as_bytes().to_vec();
+    let proxy = crate::proxy::Proxy::start(listener, redis, sha).await;
+    let app = TestApp::spawn_with(Options { worker: true }, |s| {
+        s.redis.url = cityhub_core::config::Secret::new(format!("redis://{}", proxy.addr));
+    })
+    .await;
+    let voucher = app.on_sale(5).await;
+    let users = app.users(2).await;
+
+    proxy.armed.store(true, std::sync::atomic::Ordering::SeqCst);
+    let (status, body) = app.seckill(&users[0].1, voucher).await;
+    assert!(!proxy.armed.load(std::sync::atomic::Ordering::SeqCst), "the reserve call went through the proxy");
+
+    assert_eq!((status, body["code"].as_str()), (503, Some("cache_unavailable")), "{body}");
+    assert_eq!(app.redis_stock(voucher).await, 5, "the unit the lost reply reserved is back");
+    let entry = app.buyers(voucher).await.remove(&users[0].0).unwrap_or_default();
+    assert!(entry.is_empty() || entry.ends_with(":r"), "no live reservation is left: {entry:?}");
+    // Both shoppers can buy, and the sale adds up.
+    let answers = vec![app.seckill(&users[0].1, voucher).await, app.seckill(&users[1].1, voucher).await];
+    assert!(answers.iter().all(|(s, _)| *s == 202), "{answers:?}");
+    assert_eq!(app.wait_for_orders(voucher, 2, DRAIN).await, 2);
+    app.assert_invariants(voucher, &accepted(&users, &answers)).await;
+    app.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn oversized_or_odd_request_ids_are_replaced_and_cannot_fail_a_batch() {
+    let app = TestApp::spawn().await;
+    let voucher = app.on_sale(20).await;
+    let users = app.users(20).await;
+    let huge = "a".repeat(400 * 1024);
+
+    // Twenty 400 KB ids in one publish window would make an 8 MB batch.
+    let (app_ref, huge_ref) = (&app, &huge);
+    let answers = join_all(users.iter().map(|(_, token)| async move {
+        let (app, huge) = (app_ref, huge_ref);
+        let r = app
+            .http
+            .post(app.url(&format!("/vouchers/{voucher}/seckill")))
+            .bearer_auth(token)
+            .header("x-request-id", huge)
+            .send()
+            .await
+            .unwrap();
+        let id = r.headers()["x-request-id"].to_str().unwrap().to_owned();
+        (r.status().as_u16(), r.json::<serde_json::Value>().await.unwrap(), id)
+    }))
+    .await;
+
+    for (status, body, id) in &answers {
+        assert_eq!(*status, 202, "{body}");
+        assert!(id.len() <= 64 && *id != huge, "a generated id replaces the client's");
+    }
+    let (status, _) = app.seckill(&users[0].1, voucher).await;
+    assert_eq!(status, 409);
+    for odd in ["has spaces", "semi;colon", &"x".repeat(65)] {
+        let r = app.http.get(app.url("/healthz")).header("x-request-id", odd).send().await.unwrap();
+        assert_ne!(r.headers()["x-request-id"], odd);
+    }
+    let kept = "abc-DEF_1.2";
+    let r = app.http.get(app.url("/healthz")).header("x-request-id", kept).send().await.unwrap();
+    assert_eq!(r.headers()["x-request-id"], kept, "a well-formed id is kept");
+
+    assert_eq!(app.wait_for_orders(voucher, 20, DRAIN).await, 20);
+    let (_, body, id) = &answers[0];
+    let order = format!("order_id={}", body["order_id"].as_str().unwrap());
+    assert!(
+        eventually(DRAIN, || async { logs::contains(&[&order, &format!("request_id={id}")]) }).await,
+        "the worker logs the replacement id"
+    );
     app.shutdown().await;
 }
 
@@ -167,7 +267,9 @@ async fn a_shopper_who_hangs_up_mid_request_leaves_no_stranded_reservation() {
     assert!(sent.is_err_and(|e| e.is_timeout()), "the shopper hung up");
     assert_eq!(app.redis_stock(voucher).await, 4, "the unit is reserved while the publish is pending");
 
-    let released = || async { app.redis_stock(voucher).await == 5 && app.buyers(voucher).await.is_empty() };
+    let released = || async {
+        app.redis_stock(voucher).await == 5 && app.buyers(voucher).await.values().all(|e| e.ends_with(":r"))
+    };
     assert!(eventually(Duration::from_secs(15), released).await, "the reservation was never released");
     app.shutdown().await;
 }

@@ -1,5 +1,6 @@
 //! Admin creation of seckill vouchers: MySQL and the Redis preload together.
 
+use cityhub_core::kv::CityKeys;
 use redis::AsyncCommands;
 use serde_json::{json, Value};
 

@@ -8,7 +8,19 @@ async fn the_benchmark_command_runs_at_a_tiny_size_and_writes_its_report() {
     let (md, json) = (e2e.dir.join("BENCH.md"), e2e.dir.join("BENCH.json"));
     let out = e2e
         .cli()
-        .args(["bench", "--rounds", "1", "--p1-seconds", "1", "--p1-users", "100", "--connections", "10"])
+        .args([
+            "bench",
+            "--rounds",
+            "1",
+            "--p1-seconds",
+            "1",
+            "--p3-seconds",
+            "1",
+            "--p1-users",
+            "100",
+            "--connections",
+            "10",
+        ])
         .args(["--orders", "150", "--accepted-concurrency", "20", "--evalsha-calls", "2000", "--out"])
         .arg(&md)
         .arg("--json")
@@ -19,14 +31,33 @@ async fn the_benchmark_command_runs_at_a_tiny_size_and_writes_its_report() {
         .unwrap();
     assert!(out.status.success(), "bench failed:\n{}", String::from_utf8_lossy(&out.stderr));
     let report = std::fs::read_to_string(&md).unwrap();
-    for figure in ["P1 flash-sale path", "P2 accepted path", "P4 worker insert rate", "P5 API RSS", "Invariants"] {
+    for figure in
+        ["P1 flash-sale path", "P2 accepted path", "P3 shop read", "P4 worker insert rate", "P5 API RSS", "Invariants"]
+    {
         assert!(report.contains(figure), "{figure} missing from:\n{report}");
     }
     let data: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
     let median = &data["median"];
-    for key in ["p1_seckill_rps", "p1_evalsha_rps", "p2_orders_per_s", "p4_worker_rows_per_s", "p4_raw_rows_per_s"] {
+    for key in [
+        "p1_seckill_rps",
+        "p1_evalsha_rps",
+        "p2_orders_per_s",
+        "p3_shop_rps",
+        "p3_trivial_rps",
+        "p4_worker_rows_per_s",
+        "p4_raw_rows_per_s",
+    ] {
         assert!(median[key].as_f64().unwrap() > 0.0, "{key}: {median}");
     }
+    // P2 over its composed stage limit: every stage measured, and the ratio is theirs.
+    let stages = &median["p2_stages"];
+    let rates: Vec<f64> = ["evalsha", "send", "drain", "insert"].iter().map(|k| stages[k].as_f64().unwrap()).collect();
+    assert!(rates.iter().all(|r| *r > 0.0), "{stages}");
+    let limit = 1.0 / rates.iter().map(|r| 1.0 / r).sum::<f64>();
+    assert!((median["p2_limit"].as_f64().unwrap() - limit).abs() / limit < 1e-6, "{median}");
+    assert!(report.contains("composed stage limit"), "{report}");
+    let p3 = median["p3_shop_rps"].as_f64().unwrap() / median["p3_trivial_rps"].as_f64().unwrap();
+    assert!((median["p3_ratio"].as_f64().unwrap() - p3).abs() < 1e-9, "{median}");
     assert!(data["p5_peak_rss_mb"].as_f64().unwrap() > 1.0);
     assert_eq!(median["invariants_pass"], true);
     e2e.stop().await;

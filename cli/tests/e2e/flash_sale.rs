@@ -22,7 +22,9 @@ async fn a_small_flash_sale_prints_its_table_and_every_invariant_passes() {
         "p99",
         "drain",
         "PASS not oversold",
-        "PASS no user twice",
+        "PASS one order per user",
+        "PASS every 202 stored",
+        "PASS nothing stored without a 202",
         "PASS Redis agrees with MySQL",
     ] {
         assert!(table.split_whitespace().collect::<Vec<_>>().join(" ").contains(line), "missing {line:?} in:\n{table}");

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use cityhub_cli::flash_sale::{self, Plan};
-use cityhub_core::kv::Kv;
+use cityhub_core::invariants::{self, Accepted, Scope};
 
 use crate::E2e;
 
@@ -12,8 +12,8 @@ use crate::E2e;
 async fn the_jmeter_stampede_plan_sells_exactly_the_stock_and_everything_agrees() {
     let e2e = E2e::start().await;
     let settings = e2e.platform.settings.clone();
-    let db = cityhub_core::db::connect(&settings.database).await.unwrap();
-    let kv = Kv::connect(&settings.redis).await.unwrap();
+    let db = cityhub_platform::db::connect(&settings.database).await.unwrap();
+    let kv = cityhub_core::kv::connect(&settings.redis).await.unwrap();
     let plan = Plan {
         api: e2e.platform.base(),
         users: 200,
@@ -24,7 +24,7 @@ async fn the_jmeter_stampede_plan_sells_exactly_the_stock_and_everything_agrees(
         user_offset: 0,
         quiet: true,
     };
-    let voucher = flash_sale::create_voucher(&settings, &db, &plan).await.unwrap();
+    let voucher = flash_sale::create_voucher(&settings, &plan).await.unwrap();
     let csv = e2e.dir.join("users.csv");
     let made = e2e.cli().args(["users", "--count", "200", "--csv"]).arg(&csv).output().unwrap();
     assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
@@ -48,16 +48,23 @@ async fn the_jmeter_stampede_plan_sells_exactly_the_stock_and_everything_agrees(
 
     let results = std::fs::read_to_string(&jtl).unwrap();
     let mut lines = results.lines();
-    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    let code = header.iter().position(|h| *h == "responseCode").unwrap();
-    let codes: Vec<String> = lines.map(|l| l.split(',').nth(code).unwrap().to_owned()).collect();
-    assert_eq!(codes.len(), 200, "one sample per user");
-    let accepted = codes.iter().filter(|c| *c == "202").count();
-    assert_eq!(accepted, 50, "{summary_text}");
-    assert_eq!(codes.iter().filter(|c| *c == "409").count(), 150);
+    // JMeter quotes the names (and values) of sample variables.
+    let header: Vec<&str> = lines.next().unwrap().split(',').map(|h| h.trim_matches('"')).collect();
+    let column = |name: &str| header.iter().position(|h| *h == name).unwrap_or_else(|| panic!("no {name}: {header:?}"));
+    let (code, user, order) = (column("responseCode"), column("user_id"), column("order_id"));
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').map(|v| v.trim_matches('"')).collect()).collect();
+    assert_eq!(rows.len(), 200, "one sample per user");
+    let accepted: Vec<Accepted> = rows
+        .iter()
+        .filter(|r| r[code] == "202")
+        .map(|r| Accepted { order_id: r[order].parse().unwrap(), user_id: r[user].parse().unwrap() })
+        .collect();
+    assert_eq!(accepted.len(), 50, "{summary_text}");
+    assert_eq!(rows.iter().filter(|r| r[code] == "409").count(), 150);
 
-    flash_sale::drain(&db, voucher, accepted, Duration::from_secs(60), true).await.unwrap();
-    for check in flash_sale::invariants(&db, &kv, voucher, 50, accepted).await.unwrap() {
+    flash_sale::drain(&db, voucher, accepted.len(), Duration::from_secs(60), true).await.unwrap();
+    let state = invariants::load(&db, &kv, voucher).await.unwrap();
+    for check in invariants::check(&accepted, &state, Scope::WholeSale) {
         assert!(check.pass, "{}: {}", check.name, check.detail);
     }
     e2e.stop().await;

@@ -6,6 +6,7 @@
 mod bench;
 mod flash_sale;
 mod jmeter;
+mod parked;
 
 use std::path::PathBuf;
 

@@ -3,16 +3,22 @@
 //! order worker uses.
 //!
 //! An order is `queued` from the moment Redis accepted it until the worker
-//! stores it; from then on MySQL's `status` is the truth.
+//! stores it; from then on MySQL's `status` is the truth, moved by
+//! [`lifecycle`]. An unpaid order past the payment timeout reads as `closed`
+//! even before the close job has closed it (and cannot be paid).
 
+pub mod lifecycle;
+pub mod status;
 pub mod store;
+
+pub use status::OrderStatus;
 
 use chrono::{DateTime, Utc};
 use redis::AsyncCommands;
 use serde::{Deserialize, Serialize};
 use sqlx::MySqlPool;
 
-use crate::kv::Kv;
+use crate::kv::{CityKeys, Kv};
 
 /// The body of an order message on the order topic (JSON).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -28,13 +34,97 @@ pub struct OrderMessage {
     pub request_id: Option<String>,
 }
 
+/// The marker of an accepted order the worker has not stored yet (kept in
+/// Redis under `Keys::pending_order`), so its owner can read it as `queued`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PendingOrder {
+    pub user_id: u64,
+    pub voucher_id: u64,
+}
+
+impl PendingOrder {
+    /// `<user id>:<voucher id>`.
+    pub fn encode(&self) -> String {
+        format!("{}:{}", self.user_id, self.voucher_id)
+    }
+
+    pub fn decode(raw: &str) -> Option<Self> {
+        let (user, voucher) = raw.split_once(':')?;
+        Some(Self { user_id: user.parse().ok()?, voucher_id: voucher.parse().ok()? })
+    }
+}
+
+/// Why the order worker parks an order message instead of storing it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// Not an order message.
+    Unparsable,
+    /// Its reservation was released: the shopper was told 503.
+    Revoked,
+    /// The buyer holds another order of the voucher.
+    Superseded,
+    /// MySQL's stock guard refused it.
+    StockExhausted,
+    /// MySQL's one-order-per-user key refused it.
+    DuplicateBuyer,
+    /// The voucher has no seckill row.
+    UnknownVoucher,
+    /// Its order id is stored for another user or voucher.
+    IdConflict,
+    /// It kept failing until its last delivery.
+    GaveUp,
+}
+
+impl Refusal {
+    pub const ALL: [Refusal; 8] = [
+        Refusal::Unparsable,
+        Refusal::Revoked,
+        Refusal::Superseded,
+        Refusal::StockExhausted,
+        Refusal::DuplicateBuyer,
+        Refusal::UnknownVoucher,
+        Refusal::IdConflict,
+        Refusal::GaveUp,
+    ];
+
+    /// The `kind` column and metric label.
+    pub fn label(self) -> &'static str {
+        match self {
+            Refusal::Unparsable => "unparsable",
+            Refusal::Revoked => "revoked",
+            Refusal::Superseded => "superseded",
+            Refusal::StockExhausted => "stock_exhausted",
+            Refusal::DuplicateBuyer => "duplicate_buyer",
+            Refusal::UnknownVoucher => "unknown_voucher",
+            Refusal::IdConflict => "id_conflict",
+            Refusal::GaveUp => "gave_up",
+        }
+    }
+
+    /// True when the order's shopper had been told 202: parking it breaks
+    /// the promise that an accepted order is stored, so it is alerted on.
+    pub fn had_202(self) -> bool {
+        !matches!(self, Refusal::Unparsable | Refusal::Revoked)
+    }
+}
+
+impl From<&store::StoreError> for Refusal {
+    fn from(err: &store::StoreError) -> Self {
+        match err {
+            store::StoreError::StockExhausted(_) => Refusal::StockExhausted,
+            store::StoreError::DuplicateBuyer => Refusal::DuplicateBuyer,
+            store::StoreError::UnknownVoucher(_) => Refusal::UnknownVoucher,
+            store::StoreError::Db(_) => Refusal::GaveUp,
+        }
+    }
+}
+
 /// An order as its owner sees it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct OrderView {
     pub order_id: u64,
     pub voucher_id: u64,
-    /// `queued`, then `unpaid`, `paid`, `closed` or `refunded`.
-    pub status: String,
+    pub status: OrderStatus,
     pub pay_amount: Option<u64>,
     pub created_at: Option<DateTime<Utc>>,
 }
@@ -45,9 +135,56 @@ pub enum OrderError {
     Db(#[from] sqlx::Error),
     #[error(transparent)]
     Redis(#[from] redis::RedisError),
+    #[error(transparent)]
+    Outbox(#[from] cityhub_platform::outbox::OutboxError),
+    #[error("order {0} has an unknown status {1:?}")]
+    CorruptStatus(u64, String),
 }
 
 type OrderRow = (u64, u64, String, u64, DateTime<Utc>);
+
+/// A page of `user_id`'s stored orders, newest first (order ids are
+/// time-ordered), those older than `before` when given. Orders still queued
+/// are not listed; `GET /orders/{id}` shows them.
+pub async fn list_for_user(
+    db: &MySqlPool,
+    expired_before: DateTime<Utc>,
+    user_id: u64,
+    before: Option<u64>,
+    limit: u32,
+) -> Result<Vec<OrderView>, OrderError> {
+    let rows: Vec<OrderRow> = sqlx::query_as(
+        "SELECT id, voucher_id, status, pay_amount, created_at FROM orders \
+         WHERE user_id = ? AND id < ? ORDER BY id DESC LIMIT ?",
+    )
+    .bind(user_id)
+    .bind(before.unwrap_or(u64::MAX))
+    .bind(limit)
+    .fetch_all(db)
+    .await?;
+    rows.into_iter()
+        .map(|(order_id, voucher_id, status, pay_amount, created_at)| {
+            stored_view(order_id, voucher_id, status, pay_amount, created_at, expired_before)
+        })
+        .collect()
+}
+
+/// A stored order's view; a status the enum does not know is corruption.
+/// An unpaid order created before `expired_before` is shown closed.
+fn stored_view(
+    order_id: u64,
+    voucher_id: u64,
+    status: String,
+    pay_amount: u64,
+    created_at: DateTime<Utc>,
+    expired_before: DateTime<Utc>,
+) -> Result<OrderView, OrderError> {
+    let status = match OrderStatus::from_column(&status).ok_or(OrderError::CorruptStatus(order_id, status))? {
+        OrderStatus::Unpaid if created_at <= expired_before => OrderStatus::Closed,
+        status => status,
+    };
+    Ok(OrderView { order_id, voucher_id, status, pay_amount: Some(pay_amount), created_at: Some(created_at) })
+}
 
 /// The order `order_id` if `user_id` owns it: from MySQL once stored, else
 /// `queued` while the API's pending marker lives. `None` for unknown orders
@@ -55,6 +192,7 @@ type OrderRow = (u64, u64, String, u64, DateTime<Utc>);
 pub async fn find_for_user(
     db: &MySqlPool,
     kv: &Kv,
+    expired_before: DateTime<Utc>,
     order_id: u64,
     user_id: u64,
 ) -> Result<Option<OrderView>, OrderError> {
@@ -64,23 +202,15 @@ pub async fn find_for_user(
             .fetch_optional(db)
             .await?;
     if let Some((owner, voucher_id, status, pay_amount, created_at)) = row {
-        return Ok((owner == user_id).then_some(OrderView {
-            order_id,
-            voucher_id,
-            status,
-            pay_amount: Some(pay_amount),
-            created_at: Some(created_at),
-        }));
+        let view = stored_view(order_id, voucher_id, status, pay_amount, created_at, expired_before)?;
+        return Ok((owner == user_id).then_some(view));
     }
     let pending: Option<String> = kv.conn().get(kv.keys.pending_order(order_id)).await?;
-    Ok(pending.and_then(|p| {
-        let (owner, voucher) = p.split_once(':')?;
-        (owner.parse() == Ok(user_id)).then_some(OrderView {
-            order_id,
-            voucher_id: voucher.parse().ok()?,
-            status: "queued".into(),
-            pay_amount: None,
-            created_at: None,
-        })
+    Ok(pending.as_deref().and_then(PendingOrder::decode).filter(|p| p.user_id == user_id).map(|p| OrderView {
+        order_id,
+        voucher_id: p.voucher_id,
+        status: OrderStatus::Queued,
+        pay_amount: None,
+        created_at: None,
     }))
 }

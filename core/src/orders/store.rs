@@ -4,14 +4,16 @@
 //!
 //! Invariants: an order id is stored at most once (ids already present are
 //! skipped, so a redelivered message changes nothing and decrements nothing);
-//! DB stock never goes below zero; a batch either commits whole or not at all.
+//! an id already stored (or earlier in the batch) for another user or
+//! voucher is a conflict, reported and never taken for a redelivery; DB
+//! stock never goes below zero; a batch either commits whole or not at all.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use chrono::{DateTime, Utc};
-use sqlx::{MySql, MySqlPool, QueryBuilder};
+use sqlx::{MySql, MySqlConnection, MySqlPool, QueryBuilder};
 
-use super::OrderMessage;
+use super::{OrderMessage, OrderStatus};
 
 /// What a committed batch did.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -20,6 +22,9 @@ pub struct Stored {
     pub inserted: HashSet<u64>,
     /// Messages whose order was already stored (redeliveries).
     pub duplicates: usize,
+    /// Messages whose order id is stored for another user or voucher, as
+    /// (order id, user id, voucher id) of the message; nothing was written for them.
+    pub conflicts: HashSet<(u64, u64, u64)>,
 }
 
 /// Why a batch was not stored.
@@ -28,7 +33,7 @@ pub enum StoreError {
     /// DB stock cannot cover the batch's orders for this voucher.
     #[error("voucher {0} has too little stock in the database")]
     StockExhausted(u64),
-    /// Another order of the same user for the same voucher is stored.
+    /// Another live order of the same user for the same voucher is stored.
     #[error("user already has an order for this voucher")]
     DuplicateBuyer,
     /// The voucher has no seckill row.
@@ -39,55 +44,85 @@ pub enum StoreError {
 }
 
 impl StoreError {
-    /// True when retrying the same batch may succeed.
-    pub fn is_transient(&self) -> bool {
-        matches!(self, StoreError::Db(e) if crate::db::is_transient(e))
-            // Another worker stored one of these ids between our check and insert.
-            || matches!(self, StoreError::Db(e) if crate::db::violated_unique_key(e).as_deref() == Some("PRIMARY"))
+    /// True when a rule refused the batch (retrying cannot help); every
+    /// other error may pass on a retry.
+    pub fn is_refusal(&self) -> bool {
+        !matches!(self, StoreError::Db(_))
     }
 }
 
 impl From<sqlx::Error> for StoreError {
     fn from(e: sqlx::Error) -> Self {
-        match crate::db::violated_unique_key(&e).as_deref() {
-            Some("uk_orders_user_voucher") => StoreError::DuplicateBuyer,
+        match cityhub_platform::db::violated_unique_key(&e).as_deref() {
+            Some("uk_orders_live_buyer") => StoreError::DuplicateBuyer,
             _ => StoreError::Db(e),
         }
     }
 }
 
-/// Stores `orders` in one transaction (see the module invariants).
+/// Stores `orders` as unpaid in one transaction (see the module invariants).
 pub async fn store_batch(db: &MySqlPool, orders: &[OrderMessage]) -> Result<Stored, StoreError> {
     if orders.is_empty() {
         return Ok(Stored::default());
     }
     let mut tx = db.begin().await?;
-    let mut existing = QueryBuilder::<MySql>::new("SELECT id FROM orders WHERE id IN (");
+    let stored = store_in(&mut tx, orders, OrderStatus::Unpaid).await?;
+    tx.commit().await?;
+    Ok(stored)
+}
+
+/// Stores `orders` with `status` (unpaid, or paid when a payment arrived
+/// before the order message) inside the caller's transaction, under the same
+/// guards as [`store_batch`]; the caller commits.
+pub async fn store_in(
+    tx: &mut MySqlConnection,
+    orders: &[OrderMessage],
+    status: OrderStatus,
+) -> Result<Stored, StoreError> {
+    if orders.is_empty() {
+        return Ok(Stored::default());
+    }
+    let mut existing = QueryBuilder::<MySql>::new("SELECT id, user_id, voucher_id FROM orders WHERE id IN (");
     let mut ids = existing.separated(", ");
     for o in orders {
         ids.push_bind(o.order_id);
     }
     existing.push(")");
-    let present: HashSet<u64> = existing.build_query_scalar().fetch_all(&mut *tx).await?.into_iter().collect();
+    let rows: Vec<(u64, u64, u64)> = existing.build_query_as().fetch_all(&mut *tx).await?;
+    let present: HashMap<u64, (u64, u64)> = rows.into_iter().map(|(id, u, v)| (id, (u, v))).collect();
 
-    let mut seen = HashSet::new();
-    let fresh: Vec<&OrderMessage> =
-        orders.iter().filter(|o| !present.contains(&o.order_id) && seen.insert(o.order_id)).collect();
-    let duplicates = orders.len() - fresh.len();
+    let (mut fresh, mut duplicates, mut conflicts) = (Vec::new(), 0, HashSet::new());
+    let mut taken: HashMap<u64, (u64, u64)> = HashMap::new();
+    for o in orders {
+        let owner = (o.user_id, o.voucher_id);
+        match present.get(&o.order_id).or_else(|| taken.get(&o.order_id)) {
+            Some(held) if *held == owner => duplicates += 1,
+            Some(_) => {
+                conflicts.insert((o.order_id, o.user_id, o.voucher_id));
+            }
+            None => {
+                taken.insert(o.order_id, owner);
+                fresh.push(o);
+            }
+        }
+    }
     if fresh.is_empty() {
-        return Ok(Stored { inserted: HashSet::new(), duplicates });
+        return Ok(Stored { inserted: HashSet::new(), duplicates, conflicts });
     }
 
-    let mut insert =
-        QueryBuilder::<MySql>::new("INSERT INTO orders (id, user_id, voucher_id, status, pay_amount, created_at) ");
+    let paid_at = (status == OrderStatus::Paid).then(Utc::now);
+    let mut insert = QueryBuilder::<MySql>::new(
+        "INSERT INTO orders (id, user_id, voucher_id, status, pay_amount, created_at, paid_at) ",
+    );
     insert.push_values(&fresh, |mut row, o| {
         let created = DateTime::<Utc>::from_timestamp_millis(o.created_at_ms as i64).unwrap_or_else(Utc::now);
         row.push_bind(o.order_id)
             .push_bind(o.user_id)
             .push_bind(o.voucher_id)
-            .push_bind("unpaid")
+            .push_bind(status.as_str())
             .push_bind(o.pay_amount)
-            .push_bind(created);
+            .push_bind(created)
+            .push_bind(paid_at);
     });
     insert.build().execute(&mut *tx).await?;
 
@@ -116,6 +151,5 @@ pub async fn store_batch(db: &MySqlPool, orders: &[OrderMessage]) -> Result<Stor
             });
         }
     }
-    tx.commit().await?;
-    Ok(Stored { inserted: fresh.iter().map(|o| o.order_id).collect(), duplicates })
+    Ok(Stored { inserted: fresh.iter().map(|o| o.order_id).collect(), duplicates, conflicts })
 }

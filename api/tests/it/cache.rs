@@ -1,0 +1,77 @@
+//! The two-level cache's own promises, on the real Redis: the rebuild lock,
+//! and a cache that must not serve stale data waiting for its one rebuild.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use cityhub_core::testkit::TestEnv;
+use cityhub_platform::cache::{lock, Cache, Caches, FnLoader, Freshness, LoadError, Spec};
+use futures::future::join_all;
+use redis::AsyncCommands;
+
+#[tokio::test]
+async fn a_lock_holder_whose_lease_expired_cannot_release_the_next_holders_lock() {
+    let env = TestEnv::new();
+    let kv = env.kv().await;
+    let key = kv.keys.cache_lock("test", "1");
+    let first = lock::try_acquire(&kv, key.clone(), Duration::from_millis(100)).await.unwrap().expect("free");
+    assert!(lock::try_acquire(&kv, key.clone(), Duration::from_secs(5)).await.unwrap().is_none(), "held");
+
+    tokio::time::sleep(Duration::from_millis(250)).await;
+    let second = lock::try_acquire(&kv, key.clone(), Duration::from_secs(5)).await.unwrap();
+    let second = second.expect("free once the first lease ran out");
+    assert!(!first.release(&kv).await.unwrap(), "the first holder learns it no longer held the lock");
+    assert!(kv.conn().exists::<_, bool>(&key).await.unwrap(), "the second holder's lock survives");
+    assert!(second.release(&kv).await.unwrap());
+    assert!(!kv.conn().exists::<_, bool>(&key).await.unwrap());
+}
+
+/// A source of truth whose value the test changes, counting its loads; each
+/// load takes a while, as a slow query would.
+struct Source {
+    value: AtomicU64,
+    loads: AtomicU64,
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn readers_that_must_not_see_stale_data_wait_for_one_load_and_get_the_new_value() {
+    let mut env = TestEnv::new();
+    env.settings.cache.jitter_percent = 0;
+    let kv = env.kv().await;
+    let caches = Caches::new(&kv, &env.settings.cache);
+    let source = Arc::new(Source { value: AtomicU64::new(1), loads: AtomicU64::new(0) });
+    let spec = Spec { name: "prices", ttl: Duration::from_secs(1), freshness: Freshness::WaitForRebuild, bloom: None };
+    let cache: Cache<u64, u64> = Cache::new(spec, &caches, {
+        let source = Arc::clone(&source);
+        FnLoader(move |_key: u64| {
+            let source = Arc::clone(&source);
+            async move {
+                source.loads.fetch_add(1, Ordering::SeqCst);
+                tokio::time::sleep(Duration::from_millis(300)).await;
+                Ok::<_, LoadError>(Some(source.value.load(Ordering::SeqCst)))
+            }
+        })
+    });
+    let read_all = |n| {
+        let cache = cache.clone();
+        async move {
+            let reads = (0..n).map(|_| {
+                let cache = cache.clone();
+                tokio::spawn(async move { *cache.get(&7).await.unwrap().unwrap() })
+            });
+            join_all(reads).await.into_iter().map(Result::unwrap).collect::<Vec<u64>>()
+        }
+    };
+
+    // Cold: 200 concurrent readers, one load, everyone gets the value.
+    assert!(read_all(200).await.iter().all(|v| *v == 1));
+    assert_eq!(source.loads.load(Ordering::SeqCst), 1);
+
+    // Past the logical TTL the value changed: nobody is served the old one.
+    source.value.store(2, Ordering::SeqCst);
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    let values = read_all(200).await;
+    assert!(values.iter().all(|v| *v == 2), "a stale value was served: {values:?}");
+    assert_eq!(source.loads.load(Ordering::SeqCst), 2, "one load per expiry");
+}

@@ -1,0 +1,291 @@
+//! `cityhub bench`: the benchmark suite. Starts its own API and worker (the
+//! binaries beside this one) on a private database, key prefix and topic,
+//! runs every figure next to its reference in the same round, several
+//! rounds, and writes `BENCHMARKS.md` and `BENCHMARKS.json`.
+//!
+//! - P1 flash-sale path: seckill req/s under `wrk` while the stock sells out
+//!   early (most requests are rejections) over `redis-benchmark` EVALSHA/s of
+//!   the same script, same connection count, on the sold-out voucher.
+//! - P2 accepted path: orders/s from the first HTTP request to the last order
+//!   in MySQL when every request wins (and the worker's drain time), over
+//!   what its stages allow in a row, each measured alone in the round
+//!   ([`stages`]).
+//! - P3 shop read: `GET /shops/{id}` of one hot shop (an L1 hit) under
+//!   `wrk` over `GET /healthz` of the same API, same load and connections.
+//! - P4 worker insert rate: a backlog of orders drained by the worker (from
+//!   its first stored order to its last) over a raw multi-row INSERT of the
+//!   same rows into a copy of the table.
+//! - P5 API peak RSS over the whole run, and its RSS at the start and end of
+//!   the long P1 stampede (is it flat?).
+//!
+//! This module runs the rounds; [`tools`] drives wrk and redis-benchmark,
+//! [`stages`] measures the references, [`report`] writes the results.
+
+mod report;
+mod stages;
+mod tools;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Context;
+use serde::Serialize;
+use sqlx::MySqlPool;
+
+use cityhub_core::auth::Auth;
+use cityhub_core::config::{Secret, Settings};
+use cityhub_core::invariants::{self, Accepted, Scope};
+use cityhub_core::kv::{CityKeys, Kv};
+
+use crate::flash_sale::{self, Plan};
+use crate::platform::Platform;
+use stages::Stages;
+use tools::rss_mb;
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct Args {
+    #[arg(long, default_value_t = 3)]
+    pub rounds: usize,
+    /// Seconds each P1 stampede (wrk) lasts.
+    #[arg(long, default_value_t = 10)]
+    pub p1_seconds: u64,
+    /// Seconds each P3 run (the shop read, then the trivial route) lasts.
+    #[arg(long, default_value_t = 5)]
+    pub p3_seconds: u64,
+    /// Distinct users in P1.
+    #[arg(long, default_value_t = 5_000)]
+    pub p1_users: usize,
+    /// Connections (requests in flight) for P1 and for redis-benchmark.
+    #[arg(long, default_value_t = 50)]
+    pub connections: usize,
+    /// Orders (= users = stock) in each P2 and P4 run.
+    #[arg(long, default_value_t = 20_000)]
+    pub orders: usize,
+    /// Requests in flight for P2 and P4.
+    #[arg(long, default_value_t = 100)]
+    pub accepted_concurrency: usize,
+    /// EVALSHA calls per redis-benchmark run.
+    #[arg(long, default_value_t = 200_000)]
+    pub evalsha_calls: usize,
+    #[arg(long, default_value = "BENCHMARKS.md")]
+    pub out: PathBuf,
+    #[arg(long, default_value = "BENCHMARKS.json")]
+    pub json: PathBuf,
+    /// Where the API and worker logs go.
+    #[arg(long, default_value = ".stack/bench")]
+    pub logs: PathBuf,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Round {
+    p1_seckill_rps: f64,
+    p1_evalsha_rps: f64,
+    p1_ratio: f64,
+    p1_p99_ms: f64,
+    p2_orders_per_s: f64,
+    p2_drain_s: f64,
+    p2_p99_ms: f64,
+    p2_stages: Stages,
+    p2_limit: f64,
+    p2_ratio: f64,
+    p3_shop_rps: f64,
+    p3_trivial_rps: f64,
+    p3_ratio: f64,
+    p4_worker_rows_per_s: f64,
+    p4_raw_rows_per_s: f64,
+    p4_ratio: f64,
+    p5_rss_start_mb: f64,
+    p5_rss_end_mb: f64,
+    invariants_pass: bool,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Output {
+    machine: String,
+    settings: serde_json::Value,
+    rounds: Vec<Round>,
+    median: Round,
+    p5_peak_rss_mb: f64,
+}
+
+pub async fn run(base: &Settings, args: &Args) -> anyhow::Result<()> {
+    let id = format!("{:08x}", rand::random::<u32>());
+    let mut settings = base.clone();
+    let url = settings.database.url.expose().to_owned();
+    let server = url.rsplit_once('/').map_or(url.as_str(), |(s, _)| s).to_owned();
+    settings.database.url = Secret::new(format!("{server}/cityhub_bench_{id}"));
+    settings.redis.key_prefix = format!("bench{id}:");
+    settings.mq.order_topic = format!("cityhub_bench_orders_{id}");
+    settings.mq.producer_group = format!("cityhub_bench_api_{id}");
+    settings.mq.order_consumer_group = format!("cityhub_bench_worker_{id}");
+    settings.log.filter = "warn".into();
+    settings.database.migrate = true;
+
+    let mut platform = Platform::start(settings, &args.logs).await?;
+    let settings = platform.settings.clone();
+    let db = cityhub_platform::db::connect(&settings.database).await?;
+    let kv = cityhub_core::kv::connect(&settings.redis).await?;
+    let api_pid = platform.api.as_ref().map(|p| p.pid()).unwrap_or(0);
+
+    let mq = cityhub_platform::mq::runtime::MqRuntime::new("bench").context("start mq runtime")?;
+    let hot_shop = create_hot_shop(&platform.base(), &settings).await?;
+    let mut rounds = Vec::new();
+    for round in 0..args.rounds {
+        eprintln!("round {}/{}", round + 1, args.rounds);
+        let offset = 10_000_000 * (round as u64 + 1);
+        rounds.push(one_round(&mut platform, &db, &kv, &mq.client(), args, api_pid, offset, hot_shop).await?);
+    }
+    mq.shutdown().await;
+    let peak = rss_mb(api_pid, "VmHWM").unwrap_or(0.0);
+    platform.stop().await?;
+    sqlx::query(&format!("DROP DATABASE IF EXISTS `cityhub_bench_{id}`")).execute(&db).await?;
+
+    let output = Output {
+        machine: tools::machine(),
+        settings: serde_json::json!({
+            "rounds": args.rounds, "p1_seconds": args.p1_seconds, "p3_seconds": args.p3_seconds, "p1_load": "wrk -t2", "p1_users": args.p1_users,
+            "connections": args.connections, "orders": args.orders, "accepted_concurrency": args.accepted_concurrency,
+            "evalsha_calls": args.evalsha_calls, "batch_max": settings.mq.batch_max,
+            "batch_linger_ms": settings.mq.batch_linger_ms, "consume_batch_max": settings.mq.consume_batch_max,
+            "profile": if cfg!(debug_assertions) { "debug" } else { "release" },
+        }),
+        median: report::median(&rounds),
+        rounds,
+        p5_peak_rss_mb: peak,
+    };
+    std::fs::write(&args.json, serde_json::to_vec_pretty(&output)?)?;
+    report::write_markdown(&args.out, &output)?;
+    eprintln!("wrote {} and {}", args.out.display(), args.json.display());
+    anyhow::ensure!(output.rounds.iter().all(|r| r.invariants_pass), "an invariant failed during the benchmarks");
+    Ok(())
+}
+
+/// The P3 shop, created through the admin API and read once (so the runs
+/// measure L1 hits).
+async fn create_hot_shop(api: &str, settings: &Settings) -> anyhow::Result<u64> {
+    let http = reqwest::Client::new();
+    let r = http
+        .post(format!("{api}/admin/shops"))
+        .bearer_auth(crate::admin::operator_token(settings).await?)
+        .json(&serde_json::json!({ "name": "Hot Pot Palace", "type_id": 1, "x": 120.1551, "y": 30.2741 }))
+        .send()
+        .await?;
+    anyhow::ensure!(r.status().is_success(), "creating the P3 shop answered {}", r.status());
+    let id: u64 = r.json::<serde_json::Value>().await?["id"].as_str().context("shop id")?.parse()?;
+    let r = http.get(format!("{api}/shops/{id}")).send().await?;
+    anyhow::ensure!(r.status().is_success(), "reading the P3 shop answered {}", r.status());
+    Ok(id)
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn one_round(
+    platform: &mut Platform,
+    db: &MySqlPool,
+    kv: &Kv,
+    mq: &std::sync::Arc<cityhub_platform::mq::ClientRuntime>,
+    args: &Args,
+    api_pid: u32,
+    offset: u64,
+    hot_shop: u64,
+) -> anyhow::Result<Round> {
+    let settings = platform.settings.clone();
+    let auth = Auth::new(db.clone(), kv.clone(), &settings.auth);
+    let api = platform.base();
+    let plan = |users, requests, concurrency, stock, user_offset| Plan {
+        api: api.clone(),
+        users,
+        requests,
+        concurrency,
+        stock,
+        drain_timeout: 300,
+        user_offset,
+        quiet: true,
+    };
+
+    // P1: a stampede (wrk) that sells out early, then the script alone.
+    let p1 = plan(args.p1_users, 0, args.connections, 100, offset);
+    let p1_voucher = flash_sale::create_voucher(&settings, &p1).await?;
+    let p1_users = crate::users::create(&auth, p1.user_offset, p1.users).await?;
+    let rss_start = rss_mb(api_pid, "VmRSS").unwrap_or(0.0);
+    let w = tools::wrk(&api, p1_voucher, &p1_users, args).await?;
+    let rss_end = rss_mb(api_pid, "VmRSS").unwrap_or(0.0);
+    // wrk stops with requests in flight, which the API may still accept
+    // unseen: wait for what Redis sold, and check the 202s wrk saw
+    // (Scope::Partial). wrk cannot tell which user a response answered, so
+    // each order's user is the buyer Redis recorded for it (0 if none, which
+    // fails the check).
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let left: i64 = redis::AsyncCommands::hget(&mut kv.conn(), kv.keys.seckill_voucher(p1_voucher), "stock").await?;
+    let sold = (i64::from(p1.stock) - left).max(0) as usize;
+    flash_sale::drain(db, p1_voucher, sold, Duration::from_secs(60), true).await?;
+    let p1_state = invariants::load(db, kv, p1_voucher).await?;
+    let buyer_of: std::collections::HashMap<u64, u64> = p1_state
+        .buyers
+        .iter()
+        .filter_map(|(user, entry)| Some((entry.split(':').next()?.parse().ok()?, *user)))
+        .collect();
+    let p1_accepted: Vec<Accepted> = w
+        .accepted
+        .iter()
+        .map(|&order_id| Accepted { order_id, user_id: buyer_of.get(&order_id).copied().unwrap_or(0) })
+        .collect();
+    let p1_checks = invariants::check(&p1_accepted, &p1_state, Scope::Partial);
+    let evalsha = tools::redis_benchmark(&settings, kv, p1_voucher, args).await?;
+    let p1_rps = w.rps;
+
+    // P3: one hot shop from L1 against the API's most trivial route.
+    let p3_shop = tools::wrk_get(&api, &format!("/shops/{hot_shop}"), args.p3_seconds, args).await?;
+    let p3_trivial = tools::wrk_get(&api, "/healthz", args.p3_seconds, args).await?;
+
+    // P2: every request wins; HTTP to MySQL with the worker running.
+    let p2 = plan(args.orders, args.orders, args.accepted_concurrency, args.orders as u32, offset + 1_000_000);
+    let p2_report = flash_sale::run(&settings, &p2).await?;
+
+    // P4: a backlog while the worker is stopped, then the worker drains it.
+    platform.stop_worker().await?;
+    let p4 = plan(args.orders, args.orders, args.accepted_concurrency, args.orders as u32, offset + 2_000_000);
+    let p4_voucher = flash_sale::create_voucher(&settings, &p4).await?;
+    let p4_users = crate::users::create(&auth, p4.user_offset, p4.users).await?;
+    let s4 = flash_sale::stampede(&p4, p4_voucher, &p4_users).await?;
+    platform.start_worker().await?;
+    let worker_rate = stages::drain_rate(db, p4_voucher, s4.accepted.len()).await?;
+    let p4_checks = invariants::check(&s4.accepted, &invariants::load(db, kv, p4_voucher).await?, Scope::WholeSale);
+    let raw_rate = stages::raw_insert_rate(db, p4_voucher).await?;
+    let (send, drain) = stages::send_and_drain(&settings, mq, args.orders, args.accepted_concurrency).await?;
+    let p2_stages =
+        Stages { evalsha: stages::accepted_evalsha(&settings, kv, args).await?, send, drain, insert: raw_rate };
+
+    let failed: Vec<String> = [("P1", &p1_checks), ("P2", &p2_report.checks), ("P4", &p4_checks)]
+        .iter()
+        .flat_map(|(run, checks)| {
+            checks.iter().filter(|c| !c.pass).map(move |c| format!("{run} {}: {}", c.name, c.detail))
+        })
+        .chain((w.errors > 0).then(|| format!("P1: {} socket errors", w.errors)))
+        .chain((s4.errors + p2_report.errors > 0).then(|| "P2/P4: requests failed".to_owned()))
+        .collect();
+    for f in &failed {
+        eprintln!("FAIL {f}");
+    }
+    let invariants_pass = failed.is_empty();
+    Ok(Round {
+        p1_seckill_rps: p1_rps,
+        p1_evalsha_rps: evalsha,
+        p1_ratio: p1_rps / evalsha,
+        p1_p99_ms: w.p99_ms,
+        p2_orders_per_s: p2_report.orders_per_second,
+        p2_drain_s: p2_report.drain_seconds,
+        p2_p99_ms: p2_report.p99_ms,
+        p2_stages,
+        p2_limit: p2_stages.limit(),
+        p2_ratio: p2_report.orders_per_second / p2_stages.limit(),
+        p3_shop_rps: p3_shop,
+        p3_trivial_rps: p3_trivial,
+        p3_ratio: p3_shop / p3_trivial,
+        p4_worker_rows_per_s: worker_rate,
+        p4_raw_rows_per_s: raw_rate,
+        p4_ratio: worker_rate / raw_rate,
+        p5_rss_start_mb: rss_start,
+        p5_rss_end_mb: rss_end,
+        invariants_pass,
+    })
+}

@@ -1,0 +1,115 @@
+//! The benchmark report: medians over the rounds, `BENCHMARKS.md` (keeping
+//! its hand-written notes) and the rows of each round.
+
+use super::stages::Stages;
+use super::{Output, Round};
+
+pub fn median(rounds: &[Round]) -> Round {
+    let m = |f: fn(&Round) -> f64| {
+        let mut v: Vec<f64> = rounds.iter().map(f).collect();
+        v.sort_by(f64::total_cmp);
+        v.get(v.len() / 2).copied().unwrap_or(0.0)
+    };
+    Round {
+        p1_seckill_rps: m(|r| r.p1_seckill_rps),
+        p1_evalsha_rps: m(|r| r.p1_evalsha_rps),
+        p1_ratio: m(|r| r.p1_ratio),
+        p1_p99_ms: m(|r| r.p1_p99_ms),
+        p2_orders_per_s: m(|r| r.p2_orders_per_s),
+        p2_drain_s: m(|r| r.p2_drain_s),
+        p2_p99_ms: m(|r| r.p2_p99_ms),
+        p2_stages: Stages {
+            evalsha: m(|r| r.p2_stages.evalsha),
+            send: m(|r| r.p2_stages.send),
+            drain: m(|r| r.p2_stages.drain),
+            insert: m(|r| r.p2_stages.insert),
+        },
+        p2_limit: m(|r| r.p2_limit),
+        p2_ratio: m(|r| r.p2_ratio),
+        p3_shop_rps: m(|r| r.p3_shop_rps),
+        p3_trivial_rps: m(|r| r.p3_trivial_rps),
+        p3_ratio: m(|r| r.p3_ratio),
+        p4_worker_rows_per_s: m(|r| r.p4_worker_rows_per_s),
+        p4_raw_rows_per_s: m(|r| r.p4_raw_rows_per_s),
+        p4_ratio: m(|r| r.p4_ratio),
+        p5_rss_start_mb: m(|r| r.p5_rss_start_mb),
+        p5_rss_end_mb: m(|r| r.p5_rss_end_mb),
+        invariants_pass: rounds.iter().all(|r| r.invariants_pass),
+    }
+}
+
+const NOTES_HEADING: &str = "## Profile and fix";
+
+pub fn write_markdown(path: &std::path::Path, o: &Output) -> anyhow::Result<()> {
+    let m = &o.median;
+    let mut md = String::new();
+    md.push_str("# CityHub benchmarks\n\nWritten by `cityhub bench`; every figure is measured next to its reference in the same round.\n\n");
+    md.push_str(&format!(
+        "- Machine: {}\n- Settings: `{}`\n- Rounds: {} (medians below)\n\n",
+        o.machine,
+        o.settings,
+        o.rounds.len()
+    ));
+    md.push_str("| figure | measured (median) | reference | ratio | goal |\n|---|---|---|---|---|\n");
+    md.push_str(&format!(
+        "| P1 flash-sale path | {:.0} seckill req/s (p99 {:.1} ms) | {:.0} EVALSHA/s redis-benchmark | **{:.2}** | >= 1.0 |\n",
+        m.p1_seckill_rps, m.p1_p99_ms, m.p1_evalsha_rps, m.p1_ratio
+    ));
+    md.push_str(&format!(
+        "| P2 accepted path | {:.0} orders/s HTTP to MySQL (p99 {:.1} ms), drain {:.2} s | {:.0} orders/s composed stage limit | **{:.2}** | >= 10,000 orders/s |\n",
+        m.p2_orders_per_s, m.p2_p99_ms, m.p2_drain_s, m.p2_limit, m.p2_ratio
+    ));
+    md.push_str(&format!(
+        "| P3 shop read (L1 hit) | {:.0} req/s `GET /shops/{{id}}` | {:.0} req/s `GET /healthz`, same wrk load | **{:.2}** | >= 0.8 |\n",
+        m.p3_shop_rps, m.p3_trivial_rps, m.p3_ratio
+    ));
+    md.push_str(&format!(
+        "| P4 worker insert rate | {:.0} rows/s | {:.0} rows/s raw multi-row INSERT | **{:.2}** | >= 0.5 |\n",
+        m.p4_worker_rows_per_s, m.p4_raw_rows_per_s, m.p4_ratio
+    ));
+    md.push_str(&format!(
+        "| P5 API RSS | peak **{:.1} MB**; {:.1} MB before / {:.1} MB after a P1 stampede | - | - | < 150 MB, flat |\n\n",
+        o.p5_peak_rss_mb, m.p5_rss_start_mb, m.p5_rss_end_mb
+    ));
+    md.push_str(&format!(
+        "Invariants (no oversell, one order per user, Redis == MySQL, all accepted stored) in every run: {}\n\n",
+        if m.invariants_pass { "PASS" } else { "FAIL" }
+    ));
+    md.push_str(&format!(
+        "P2's reference is what its stages allow in a row, 1 / sum of 1/rate, each measured alone in the same \
+         round (medians): the seckill script accepting {:.0}/s (redis-benchmark EVALSHA), a batched send {:.0} \
+         messages/s, an empty consumer draining {:.0} messages/s, a raw multi-row INSERT {:.0} rows/s.\n\n",
+        m.p2_stages.evalsha, m.p2_stages.send, m.p2_stages.drain, m.p2_stages.insert
+    ));
+    md.push_str("## Rounds\n\n| round | P1 req/s | EVALSHA/s | P1 ratio | P2 orders/s | P2 limit | P2 ratio | P2 drain s | P3 shop req/s | P3 trivial req/s | P3 ratio | P4 worker rows/s | P4 raw rows/s | P4 ratio | RSS MB start/end |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for (i, r) in o.rounds.iter().enumerate() {
+        md.push_str(&format!(
+            "| {} | {:.0} | {:.0} | {:.2} | {:.0} | {:.0} | {:.2} | {:.2} | {:.0} | {:.0} | {:.2} | {:.0} | {:.0} | {:.2} | {:.1}/{:.1} |\n",
+            i + 1,
+            r.p1_seckill_rps,
+            r.p1_evalsha_rps,
+            r.p1_ratio,
+            r.p2_orders_per_s,
+            r.p2_limit,
+            r.p2_ratio,
+            r.p2_drain_s,
+            r.p3_shop_rps,
+            r.p3_trivial_rps,
+            r.p3_ratio,
+            r.p4_worker_rows_per_s,
+            r.p4_raw_rows_per_s,
+            r.p4_ratio,
+            r.p5_rss_start_mb,
+            r.p5_rss_end_mb
+        ));
+    }
+    // Hand-written notes (profiling, before/after) survive regeneration.
+    if let Some(notes) =
+        std::fs::read_to_string(path).ok().and_then(|old| old.find(NOTES_HEADING).map(|i| old[i..].to_owned()))
+    {
+        md.push('\n');
+        md.push_str(&notes);
+    }
+    std::fs::write(path, md)?;
+    Ok(())
+}

@@ -1,0 +1,221 @@
+//! The seckill invariants of one voucher's sale, checked against the exact
+//! set of orders that got 202: load the state of MySQL and Redis, then
+//! [`check`] (pure) compares it. Used by `cityhub flash-sale`, the JMeter
+//! test, the benchmarks and the tests; a reconciler can build its diff on it.
+//!
+//! The checks compare sets, not counts, and each can fail on its own:
+//! - not oversold: no more 202s and no more orders than the initial stock,
+//!   and the DB stock column says exactly what the orders took;
+//! - one order per user: no user got two 202s;
+//! - every 202 stored: each accepted order id is a MySQL row with the same
+//!   user and voucher;
+//! - nothing stored without a 202 (when the run made every order of the voucher);
+//! - Redis agrees with MySQL: the live buyers hash is exactly
+//!   `user -> <order id>:c` for the stored orders, and Redis stock plus live
+//!   buyers is the initial stock.
+
+use std::collections::{HashMap, HashSet};
+
+use redis::AsyncCommands;
+use serde::Serialize;
+use sqlx::MySqlPool;
+
+use crate::kv::{CityKeys, Kv};
+
+/// One 202 answer: the order id it carried and the user who asked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub struct Accepted {
+    pub order_id: u64,
+    pub user_id: u64,
+}
+
+/// What MySQL and Redis hold for one voucher.
+#[derive(Debug, Clone, Default)]
+pub struct SaleState {
+    pub initial_stock: i64,
+    pub db_stock: i64,
+    /// `(order id, user id)` of every order of the voucher.
+    pub orders: Vec<(u64, u64)>,
+    /// `None` when the voucher hash is gone.
+    pub redis_stock: Option<i64>,
+    /// user id -> entry (`<id>`, `<id>:c`, `<id>:r`).
+    pub buyers: HashMap<u64, String>,
+}
+
+/// One named check and what it saw.
+#[derive(Debug, Clone, Serialize)]
+pub struct Check {
+    pub name: &'static str,
+    pub pass: bool,
+    pub detail: String,
+}
+
+/// Reads the voucher's state from MySQL and Redis.
+pub async fn load(db: &MySqlPool, kv: &Kv, voucher_id: u64) -> anyhow::Result<SaleState> {
+    let (initial_stock, db_stock): (i64, i64) =
+        sqlx::query_as("SELECT CAST(initial_stock AS SIGNED), stock FROM seckill_vouchers WHERE voucher_id = ?")
+            .bind(voucher_id)
+            .fetch_one(db)
+            .await?;
+    let orders: Vec<(u64, u64)> =
+        sqlx::query_as("SELECT id, user_id FROM orders WHERE voucher_id = ?").bind(voucher_id).fetch_all(db).await?;
+    let mut conn = kv.conn();
+    let redis_stock: Option<i64> = conn.hget(kv.keys.seckill_voucher(voucher_id), "stock").await?;
+    let buyers: HashMap<u64, String> = conn.hgetall(kv.keys.seckill_buyers(voucher_id)).await?;
+    Ok(SaleState { initial_stock, db_stock, orders, redis_stock, buyers })
+}
+
+/// Whether orders of the voucher may exist that the accepted list does not
+/// know of (e.g. made by another client); then "nothing stored without a
+/// 202" is not checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// The accepted list holds every 202 the voucher ever gave.
+    WholeSale,
+    /// Other clients may have bought too.
+    Partial,
+}
+
+fn sample(ids: impl IntoIterator<Item = u64>) -> String {
+    let mut ids: Vec<u64> = ids.into_iter().collect();
+    ids.sort_unstable();
+    let more = ids.len().saturating_sub(5);
+    let shown: Vec<String> = ids.iter().take(5).map(u64::to_string).collect();
+    if more > 0 {
+        format!("{} and {more} more", shown.join(", "))
+    } else {
+        shown.join(", ")
+    }
+}
+
+/// Compares `accepted` with `state` (see the module doc).
+pub fn check(accepted: &[Accepted], state: &SaleState, scope: Scope) -> Vec<Check> {
+    let stored: HashMap<u64, u64> = state.orders.iter().copied().collect();
+    let mut checks = Vec::new();
+    let mut push = |name, pass, detail: String| checks.push(Check { name, pass, detail });
+
+    let (n_accepted, n_orders) = (accepted.len() as i64, state.orders.len() as i64);
+    push(
+        "not oversold",
+        n_accepted <= state.initial_stock
+            && n_orders <= state.initial_stock
+            && state.db_stock == state.initial_stock - n_orders,
+        format!(
+            "stock {}, 202s {n_accepted}, orders {n_orders}, DB stock left {}",
+            state.initial_stock, state.db_stock
+        ),
+    );
+
+    let mut users = HashSet::new();
+    let twice: Vec<u64> = accepted.iter().filter(|a| !users.insert(a.user_id)).map(|a| a.user_id).collect();
+    push("one order per user", twice.is_empty(), format!("users with two 202s: [{}]", sample(twice)));
+
+    let lost: Vec<u64> = accepted.iter().filter(|a| !stored.contains_key(&a.order_id)).map(|a| a.order_id).collect();
+    let wrong: Vec<u64> = accepted
+        .iter()
+        .filter(|a| stored.get(&a.order_id).is_some_and(|u| *u != a.user_id))
+        .map(|a| a.order_id)
+        .collect();
+    push(
+        "every 202 stored",
+        lost.is_empty() && wrong.is_empty(),
+        format!("{n_accepted} 202s; lost [{}]; stored for another user [{}]", sample(lost), sample(wrong)),
+    );
+
+    if scope == Scope::WholeSale {
+        let ids: HashSet<u64> = accepted.iter().map(|a| a.order_id).collect();
+        let extra: Vec<u64> = stored.keys().copied().filter(|id| !ids.contains(id)).collect();
+        push("nothing stored without a 202", extra.is_empty(), format!("unexpected orders [{}]", sample(extra)));
+    }
+
+    let live: HashMap<u64, &str> =
+        state.buyers.iter().filter(|(_, e)| !e.ends_with(":r")).map(|(u, e)| (*u, e.as_str())).collect();
+    let expected: HashMap<u64, String> = state.orders.iter().map(|(id, user)| (*user, format!("{id}:c"))).collect();
+    let differ: Vec<u64> = expected
+        .keys()
+        .chain(live.keys())
+        .copied()
+        .collect::<HashSet<u64>>()
+        .into_iter()
+        .filter(|u| expected.get(u).map(String::as_str) != live.get(u).copied())
+        .collect();
+    let counted = state.redis_stock.map(|s| s + live.len() as i64);
+    push(
+        "Redis agrees with MySQL",
+        differ.is_empty() && counted == Some(state.initial_stock),
+        format!(
+            "Redis stock {:?} + {} live buyers (initial {}); buyers differing from MySQL [{}]",
+            state.redis_stock,
+            live.len(),
+            state.initial_stock,
+            sample(differ)
+        ),
+    );
+    checks
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sold(stock: i64, orders: &[(u64, u64)]) -> SaleState {
+        SaleState {
+            initial_stock: stock,
+            db_stock: stock - orders.len() as i64,
+            orders: orders.to_vec(),
+            redis_stock: Some(stock - orders.len() as i64),
+            buyers: orders.iter().map(|(id, user)| (*user, format!("{id}:c"))).collect(),
+        }
+    }
+
+    fn failed(checks: &[Check]) -> Vec<&'static str> {
+        checks.iter().filter(|c| !c.pass).map(|c| c.name).collect()
+    }
+
+    const A: [Accepted; 2] = [Accepted { order_id: 10, user_id: 1 }, Accepted { order_id: 11, user_id: 2 }];
+
+    #[test]
+    fn a_clean_sale_passes_every_check() {
+        let checks = check(&A, &sold(5, &[(10, 1), (11, 2)]), Scope::WholeSale);
+        assert_eq!(checks.len(), 5);
+        assert!(failed(&checks).is_empty(), "{checks:?}");
+    }
+
+    #[test]
+    fn each_kind_of_drift_fails_its_own_check() {
+        // A 202 whose order never arrived (Redis still shows it reserved).
+        let mut state = sold(5, &[(10, 1)]);
+        state.buyers.insert(2, "11".into());
+        assert_eq!(failed(&check(&A, &state, Scope::WholeSale)), ["every 202 stored", "Redis agrees with MySQL"]);
+
+        // The same id stored for another user.
+        let state = sold(5, &[(10, 1), (11, 3)]);
+        assert!(failed(&check(&A, &state, Scope::WholeSale)).contains(&"every 202 stored"));
+
+        // An order nobody was told about.
+        let state = sold(5, &[(10, 1), (11, 2), (12, 4)]);
+        assert_eq!(failed(&check(&A, &state, Scope::WholeSale)), ["nothing stored without a 202"]);
+        assert!(failed(&check(&A, &state, Scope::Partial)).is_empty());
+
+        // More 202s than stock.
+        let state = sold(1, &[(10, 1)]);
+        assert!(failed(&check(&A, &state, Scope::Partial)).contains(&"not oversold"));
+
+        // One user told 202 twice.
+        let twice = [A[0], Accepted { order_id: 12, user_id: 1 }];
+        assert!(failed(&check(&twice, &sold(5, &[(10, 1)]), Scope::Partial)).contains(&"one order per user"));
+
+        // DB stock that does not match the orders, and a lost Redis unit.
+        let mut state = sold(5, &[(10, 1), (11, 2)]);
+        state.db_stock = 2;
+        state.redis_stock = Some(2);
+        assert_eq!(failed(&check(&A, &state, Scope::WholeSale)), ["not oversold", "Redis agrees with MySQL"]);
+    }
+
+    #[test]
+    fn released_tombstones_are_not_buyers() {
+        let mut state = sold(5, &[(10, 1), (11, 2)]);
+        state.buyers.insert(3, "12:r".into());
+        assert!(failed(&check(&A, &state, Scope::WholeSale)).is_empty());
+    }
+}

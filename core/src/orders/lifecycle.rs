@@ -1,0 +1,201 @@
+//! What happens to a stored order: it is paid, closed (unpaid past the
+//! payment timeout, or by an admin), or refunded (a paid order an admin
+//! closed, or a closed order whose late payment went back).
+//!
+//! Invariant: a dead order gives its unit of stock back exactly once. Only a
+//! move from a live status (unpaid, paid) to a dead one (closed, refunded)
+//! releases, and every move is an optimistic `UPDATE ... WHERE status = <old>`:
+//! of two racing moves (a payment and a close) one changes the row and the
+//! other changes nothing. The move, the DB stock (`stock + 1`) and a
+//! [`StockRelease`] event in the shared outbox commit in one transaction. The
+//! Redis half (`stock_release.lua`) runs once per event id: right after the
+//! commit ([`Lifecycle::give_back`], so the shopper may buy again at once) and
+//! again when the relayed event reaches the worker, where it changes nothing.
+
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use cityhub_platform::outbox::{self, Envelope};
+use serde::{Deserialize, Serialize};
+use sqlx::{MySqlConnection, MySqlPool};
+
+use super::{OrderError, OrderStatus};
+use crate::config::OrderSettings;
+use crate::kv::Kv;
+use crate::seckill::scripts::{self, GiveBack};
+
+/// The event a dead order owes: give its unit back in Redis and free its buyer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StockRelease {
+    pub order_id: u64,
+    pub user_id: u64,
+    pub voucher_id: u64,
+}
+
+/// A move of an order's status, each an optimistic update on `from`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Move {
+    /// unpaid → paid (not past the payment timeout).
+    Pay,
+    /// unpaid → closed; releases stock.
+    Close,
+    /// paid → refunded (an admin closed a paid order); releases stock.
+    RefundPaid,
+    /// closed → refunded (a late payment went back); stock was released on close.
+    RefundClosed,
+}
+
+impl Move {
+    pub fn from(self) -> OrderStatus {
+        match self {
+            Move::Pay | Move::Close => OrderStatus::Unpaid,
+            Move::RefundPaid => OrderStatus::Paid,
+            Move::RefundClosed => OrderStatus::Closed,
+        }
+    }
+
+    pub fn to(self) -> OrderStatus {
+        match self {
+            Move::Pay => OrderStatus::Paid,
+            Move::Close => OrderStatus::Closed,
+            Move::RefundPaid | Move::RefundClosed => OrderStatus::Refunded,
+        }
+    }
+
+    /// True when the move takes a live order to a dead one.
+    pub fn releases(self) -> bool {
+        self.from().is_live() && !self.to().is_live()
+    }
+}
+
+/// What a move did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Moved {
+    /// The row changed; `release` is the event it wrote, if it releases stock.
+    Done { release: Option<Envelope<StockRelease>> },
+    /// The row was not in `from` (another move won, or it is unknown): nothing changed.
+    Lost,
+}
+
+/// The order lifecycle's writes. Clone freely.
+#[derive(Clone)]
+pub struct Lifecycle {
+    db: MySqlPool,
+    kv: Kv,
+    release_topic: String,
+    payment_timeout: Duration,
+}
+
+impl Lifecycle {
+    /// Release events go to `orders.release_topic`; unpaid orders expire
+    /// after `orders.payment_timeout_secs`.
+    pub fn new(db: MySqlPool, kv: Kv, settings: &OrderSettings) -> Self {
+        Self {
+            db,
+            kv,
+            release_topic: settings.release_topic.clone(),
+            payment_timeout: Duration::from_secs(settings.payment_timeout_secs),
+        }
+    }
+
+    pub fn db(&self) -> &MySqlPool {
+        &self.db
+    }
+
+    pub fn payment_timeout(&self) -> Duration {
+        self.payment_timeout
+    }
+
+    /// Orders created before this are past the payment timeout.
+    pub fn expiry_cutoff(&self) -> DateTime<Utc> {
+        Utc::now() - self.payment_timeout
+    }
+
+    /// Applies `m` to `order_id` in its own transaction (see the module doc);
+    /// a releasing move gives the unit back in Redis right after the commit.
+    pub async fn apply(&self, order_id: u64, m: Move) -> Result<Moved, OrderError> {
+        let mut tx = self.db.begin().await?;
+        let moved = self.apply_in(&mut tx, order_id, m).await?;
+        tx.commit().await?;
+        self.settle(&moved).await;
+        Ok(moved)
+    }
+
+    /// After the commit of a move made with [`Lifecycle::apply_in`]: gives
+    /// its released unit back in Redis, if it released one.
+    pub async fn settle(&self, moved: &Moved) {
+        if let Moved::Done { release: Some(event) } = moved {
+            self.give_back(&event.event_id.to_string(), &event.payload).await;
+        }
+    }
+
+    /// Applies `m` inside the caller's transaction; the caller commits and
+    /// then calls [`Lifecycle::settle`].
+    pub async fn apply_in(&self, tx: &mut MySqlConnection, order_id: u64, m: Move) -> Result<Moved, OrderError> {
+        let changed = match m {
+            Move::Pay => sqlx::query(
+                "UPDATE orders SET status = ?, paid_at = CURRENT_TIMESTAMP(3) \
+                 WHERE id = ? AND status = ? AND created_at > ?",
+            )
+            .bind(m.to().as_str())
+            .bind(order_id)
+            .bind(m.from().as_str())
+            .bind(self.expiry_cutoff()),
+            _ => sqlx::query(
+                "UPDATE orders SET status = ?, closed_at = COALESCE(closed_at, CURRENT_TIMESTAMP(3)) \
+                 WHERE id = ? AND status = ?",
+            )
+            .bind(m.to().as_str())
+            .bind(order_id)
+            .bind(m.from().as_str()),
+        }
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        if changed == 0 {
+            return Ok(Moved::Lost);
+        }
+        if !m.releases() {
+            return Ok(Moved::Done { release: None });
+        }
+        let (user_id, voucher_id): (u64, u64) = sqlx::query_as("SELECT user_id, voucher_id FROM orders WHERE id = ?")
+            .bind(order_id)
+            .fetch_one(&mut *tx)
+            .await?;
+        sqlx::query("UPDATE seckill_vouchers SET stock = stock + 1 WHERE voucher_id = ?")
+            .bind(voucher_id)
+            .execute(&mut *tx)
+            .await?;
+        let payload = StockRelease { order_id, user_id, voucher_id };
+        let event_id = outbox::enqueue(&mut *tx, &self.release_topic, &order_id.to_string(), &payload).await?;
+        Ok(Moved::Done { release: Some(Envelope { event_id, payload }) })
+    }
+
+    /// The Redis half of a release, once per `event` (best effort here: the
+    /// relayed event applies it if this call fails).
+    pub async fn give_back(&self, event: &str, release: &StockRelease) -> Option<GiveBack> {
+        let StockRelease { order_id, user_id, voucher_id } = *release;
+        match scripts::give_back(&self.kv, event, voucher_id, user_id, order_id).await {
+            Ok(outcome) => Some(outcome),
+            Err(err) => {
+                tracing::warn!(order_id, error = %err, "stock not given back in Redis yet; the release event will");
+                None
+            }
+        }
+    }
+
+    /// Up to `limit` unpaid orders past the payment timeout, oldest first
+    /// (read by the `(status, created_at)` index).
+    pub async fn expired(&self, limit: u32) -> Result<Vec<u64>, OrderError> {
+        let rows: Vec<(u64,)> = sqlx::query_as(
+            "SELECT id FROM orders FORCE INDEX (idx_orders_status_created) \
+             WHERE status = ? AND created_at <= ? ORDER BY created_at LIMIT ?",
+        )
+        .bind(OrderStatus::Unpaid.as_str())
+        .bind(self.expiry_cutoff())
+        .bind(limit)
+        .fetch_all(&self.db)
+        .await?;
+        Ok(rows.into_iter().map(|(id,)| id).collect())
+    }
+}

@@ -1,0 +1,117 @@
+//! The simulated payment provider, run inside the project: it takes a
+//! charge, waits its configured delay, succeeds or fails at its configured
+//! rate, and reports the result to the callback URL with a signed body,
+//! retrying until the receiver answers 2xx (as real providers do). Refunds
+//! are synchronous and idempotent per transaction id. Callbacks not yet
+//! delivered die with the process, as a provider outage would: the order
+//! stays unpaid and closes at its timeout.
+
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use super::signature;
+use crate::config::PaymentSettings;
+
+/// What the provider reports for a charge.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ChargeResult {
+    Succeeded,
+    Failed,
+}
+
+/// The callback body (signed as sent).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Callback {
+    /// The provider's transaction id, unique per charge.
+    pub txn_id: String,
+    pub order_id: u64,
+    /// Cents.
+    pub amount: u64,
+    pub result: ChargeResult,
+}
+
+/// Deliveries of one callback before the provider gives up.
+const CALLBACK_ATTEMPTS: u32 = 8;
+
+/// The simulated provider; share it behind an `Arc`.
+pub struct Provider {
+    http: reqwest::Client,
+    secret: Vec<u8>,
+    target: OnceLock<String>,
+    delay: Duration,
+    failure_rate: f64,
+}
+
+impl Provider {
+    pub fn new(settings: &PaymentSettings) -> Arc<Self> {
+        let target = OnceLock::new();
+        if !settings.callback_url.is_empty() {
+            let _ = target.set(settings.callback_url.clone());
+        }
+        Arc::new(Self {
+            http: reqwest::Client::builder().timeout(Duration::from_secs(5)).build().expect("http client"),
+            secret: settings.callback_secret.expose().as_bytes().to_vec(),
+            target,
+            delay: Duration::from_millis(settings.provider_delay_ms),
+            failure_rate: settings.provider_failure_rate,
+        })
+    }
+
+    /// Sends callbacks to `url` unless a callback URL was configured.
+    pub fn default_target(&self, url: String) {
+        let _ = self.target.set(url);
+    }
+
+    /// Starts charging `amount` for `order_id`; answers the transaction id at
+    /// once and reports the result through the signed callback later.
+    pub fn charge(self: &Arc<Self>, order_id: u64, amount: u64) -> String {
+        let txn_id = format!("sim-{:016x}{:08x}", rand::random::<u64>(), order_id as u32);
+        let result =
+            if rand::random::<f64>() < self.failure_rate { ChargeResult::Failed } else { ChargeResult::Succeeded };
+        let callback = Callback { txn_id: txn_id.clone(), order_id, amount, result };
+        let this = Arc::clone(self);
+        tokio::spawn(async move {
+            tokio::time::sleep(this.delay).await;
+            this.deliver(&callback).await;
+        });
+        txn_id
+    }
+
+    async fn deliver(&self, callback: &Callback) {
+        let Some(url) = self.target.get() else {
+            tracing::error!(txn_id = %callback.txn_id, "no callback URL; the payment result is lost");
+            return;
+        };
+        let body = serde_json::to_vec(callback).expect("callback serializes");
+        let sig = signature::sign(&self.secret, &body);
+        let mut pause = Duration::from_millis(100);
+        for attempt in 1..=CALLBACK_ATTEMPTS {
+            let sent = self
+                .http
+                .post(url)
+                .header(reqwest::header::CONTENT_TYPE, "application/json")
+                .header(signature::HEADER, &sig)
+                .body(body.clone())
+                .send()
+                .await;
+            match sent {
+                Ok(r) if r.status().is_success() => return,
+                Ok(r) => tracing::warn!(txn_id = %callback.txn_id, attempt, status = %r.status(), "callback refused"),
+                Err(err) => tracing::warn!(txn_id = %callback.txn_id, attempt, error = %err, "callback not delivered"),
+            }
+            tokio::time::sleep(pause).await;
+            pause = (pause * 2).min(Duration::from_secs(5));
+        }
+        tracing::error!(txn_id = %callback.txn_id, "callback given up");
+    }
+
+    /// Refunds transaction `txn_id` in full; the same id twice is one refund.
+    pub async fn refund(&self, txn_id: &str) -> String {
+        tokio::time::sleep(self.delay).await;
+        format!("refund-{txn_id}")
+    }
+}

@@ -1,0 +1,256 @@
+//! The seckill rules: one call decides a shopper's request for a coupon.
+//!
+//! 1. Voucher metadata comes from the in-process cache (never MySQL).
+//! 2. A fresh order id, only while this process holds its node lease
+//!    (else 503: ids could collide).
+//! 3. `seckill.lua` checks the sale window, stock and one-order-per-user and
+//!    reserves a unit for the order id, atomically, in Redis.
+//! 4. The order message goes to RocketMQ through the batching publisher.
+//! 5. If the broker refuses or times out, `seckill_release.lua` turns the
+//!    reservation into a tombstone and gives the unit back, but only while it
+//!    is still unconfirmed: if the worker already confirmed it (the batch
+//!    reached the broker after all), the order stands and the shopper is told
+//!    so. A missing entry (Redis lost it) is never answered 202.
+//!
+//! A 202 is answered only after the broker stored the message. If the reserve
+//! call itself fails, the script may have run with only its reply lost, so
+//! that exact order id is released (the release matches nothing else). A
+//! release that cannot reach Redis is retried in the background.
+//!
+//! Steps 3 to 5 run in tracked tasks: a shopper who hangs up cannot leave a
+//! reservation without its message, and [`Seckill::drain`] lets shutdown
+//! wait for them.
+//!
+//! Open window: if the process dies between steps 3 and 4 (or every release
+//! retry fails), Redis holds a reservation that no message carries. The
+//! reconciler re-publishes it once it is older than its grace period (see
+//! `crate::reconcile`).
+//!
+//! A voucher whose Redis keys are gone while MySQL says its sale is on
+//! answers `sale_paused` (503), never "unknown voucher": the reconciler
+//! rebuilds the keys from MySQL once no order is in flight.
+
+pub mod outcome;
+pub mod scripts;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use cityhub_platform::cache::CacheError;
+use cityhub_platform::ids::{IdError, OrderIds};
+use cityhub_platform::mq::publisher::{BatchPublisher, PublishError};
+use redis::AsyncCommands;
+use tokio_util::task::TaskTracker;
+
+pub use outcome::{Class, Outcome};
+use scripts::Release;
+
+use crate::kv::{CityKeys, Kv};
+use crate::orders::{OrderMessage, PendingOrder};
+use crate::vouchers::{VoucherDetails, Vouchers};
+
+/// A request that won: the order id, now queued.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Accepted {
+    pub order_id: u64,
+}
+
+/// Every way a seckill request can fail.
+#[derive(Debug, thiserror::Error)]
+pub enum SeckillError {
+    /// The sale's rules said no (sold out, already bought, not started,
+    /// ended, unknown voucher).
+    #[error("{}", .0.message())]
+    Refused(Outcome),
+    #[error("the order queue is unavailable")]
+    QueueUnavailable(#[source] PublishError),
+    #[error("order ids cannot be issued right now")]
+    Ids(#[source] IdError),
+    #[error(transparent)]
+    Redis(#[from] redis::RedisError),
+    /// The voucher's details could not be read.
+    #[error(transparent)]
+    Cache(CacheError),
+}
+
+impl SeckillError {
+    /// The outcome this failure is.
+    pub fn outcome(&self) -> Outcome {
+        match self {
+            SeckillError::Refused(outcome) => *outcome,
+            SeckillError::QueueUnavailable(_) => Outcome::QueueUnavailable,
+            SeckillError::Ids(_) => Outcome::IdsUnavailable,
+            SeckillError::Redis(_) | SeckillError::Cache(_) => Outcome::CacheUnavailable,
+        }
+    }
+}
+
+/// The seckill service; share it behind an `Arc`.
+pub struct Seckill {
+    /// Vouchers Redis recently called sold out (see `SeckillSettings`).
+    sold_out: Option<moka::sync::Cache<u64, ()>>,
+    kv: Kv,
+    vouchers: Vouchers,
+    ids: Arc<OrderIds>,
+    publisher: BatchPublisher,
+    pending_ttl: Duration,
+    /// Every decision and background release in flight, for [`Seckill::drain`].
+    tasks: TaskTracker,
+}
+
+impl Seckill {
+    pub fn new(
+        kv: Kv,
+        vouchers: Vouchers,
+        ids: Arc<OrderIds>,
+        publisher: BatchPublisher,
+        pending_ttl: Duration,
+        sold_out_for: Duration,
+    ) -> Self {
+        for outcome in Outcome::ALL {
+            metrics::counter!(crate::metrics::SECKILL_REQUESTS, "outcome" => outcome.label()).increment(0);
+        }
+        let sold_out = (!sold_out_for.is_zero())
+            .then(|| moka::sync::Cache::builder().max_capacity(100_000).time_to_live(sold_out_for).build());
+        Self { sold_out, kv, vouchers, ids, publisher, pending_ttl, tasks: TaskTracker::new() }
+    }
+
+    /// Tries to win voucher `voucher_id` for `user_id` (see the module doc),
+    /// counting the outcome in `cityhub_seckill_requests_total`.
+    pub async fn attempt(
+        self: &Arc<Self>,
+        user_id: u64,
+        voucher_id: u64,
+        request_id: Option<String>,
+    ) -> Result<Accepted, SeckillError> {
+        let outcome = if self.sold_out.as_ref().is_some_and(|c| c.contains_key(&voucher_id)) {
+            Err(SeckillError::Refused(Outcome::SoldOut))
+        } else {
+            // A shopper hanging up cannot stop it between the reservation
+            // and the publish or the release.
+            let this = Arc::clone(self);
+            cityhub_platform::join(self.tasks.spawn(async move { this.decide(user_id, voucher_id, request_id).await }))
+                .await
+        };
+        let label = outcome.as_ref().map_or_else(SeckillError::outcome, |_| Outcome::Accepted).label();
+        metrics::counter!(crate::metrics::SECKILL_REQUESTS, "outcome" => label).increment(1);
+        outcome
+    }
+
+    /// Stops taking new work and waits (at most `timeout`) for in-flight
+    /// decisions and releases; true when all finished.
+    pub async fn drain(&self, timeout: Duration) -> bool {
+        self.tasks.close();
+        tokio::time::timeout(timeout, self.tasks.wait()).await.is_ok()
+    }
+
+    async fn decide(
+        self: &Arc<Self>,
+        user_id: u64,
+        voucher_id: u64,
+        request_id: Option<String>,
+    ) -> Result<Accepted, SeckillError> {
+        let details = self.vouchers.details(voucher_id).await.map_err(SeckillError::Cache)?;
+        let details = details.ok_or(SeckillError::Refused(Outcome::UnknownVoucher))?;
+        let order_id = self.ids.next_id().map_err(SeckillError::Ids)?;
+        let reserved = match scripts::reserve(&self.kv, voucher_id, user_id, order_id).await {
+            Ok(reserved) => reserved,
+            Err(err) => {
+                // The script may have run and only its reply been lost.
+                self.release(voucher_id, user_id, order_id).await;
+                return Err(SeckillError::Redis(err));
+            }
+        };
+        match reserved {
+            Outcome::Accepted => {}
+            Outcome::UnknownVoucher => return Err(SeckillError::Refused(without_keys(&details))),
+            refused => {
+                if let (Outcome::SoldOut, Some(c)) = (refused, &self.sold_out) {
+                    c.insert(voucher_id, ());
+                }
+                return Err(SeckillError::Refused(refused));
+            }
+        }
+        // From here to the publish is the window the module doc describes.
+        let message = OrderMessage {
+            order_id,
+            user_id,
+            voucher_id,
+            pay_amount: details.pay_value,
+            created_at_ms: cityhub_platform::ids::issued_at_ms(order_id),
+            request_id,
+        };
+        let body = serde_json::to_vec(&message).expect("order message serializes");
+        let pending_key = self.kv.keys.pending_order(order_id);
+        let mut conn = self.kv.conn();
+        let mark_pending = conn.set_ex::<_, _, ()>(
+            &pending_key,
+            PendingOrder { user_id, voucher_id }.encode(),
+            self.pending_ttl.as_secs(),
+        );
+        let (marked, published) = tokio::join!(mark_pending, self.publisher.publish(order_id.to_string(), body));
+        if let Err(err) = marked {
+            tracing::warn!(order_id, error = %err, "cannot mark order as queued");
+        }
+        let Err(err) = published else {
+            return Ok(Accepted { order_id });
+        };
+        match self.release(voucher_id, user_id, order_id).await {
+            Some(Release::Confirmed) => {
+                tracing::info!(order_id, error = %err, "publish reported failure but the worker confirmed the order");
+                Ok(Accepted { order_id })
+            }
+            outcome => {
+                if outcome == Some(Release::Unknown) {
+                    tracing::warn!(order_id, "publish failed and Redis had no entry for the reservation");
+                }
+                let _: Result<(), _> = self.kv.conn().del(&pending_key).await;
+                Err(SeckillError::QueueUnavailable(err))
+            }
+        }
+    }
+
+    /// Releases exactly `order_id`, retrying a few times at once; if Redis
+    /// still cannot be reached, keeps retrying in a tracked background task
+    /// and answers `None`.
+    async fn release(self: &Arc<Self>, voucher_id: u64, user_id: u64, order_id: u64) -> Option<Release> {
+        let mut delay = Duration::from_millis(50);
+        for _ in 0..3 {
+            match scripts::release(&self.kv, voucher_id, user_id, order_id).await {
+                Ok(outcome) => return Some(outcome),
+                Err(err) => tracing::warn!(order_id, error = %err, "cannot release a reservation yet"),
+            }
+            tokio::time::sleep(delay).await;
+            delay *= 4;
+        }
+        let this = Arc::clone(self);
+        self.tasks.spawn(async move {
+            for _ in 0..RELEASE_RETRIES {
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                if let Ok(outcome) = scripts::release(&this.kv, voucher_id, user_id, order_id).await {
+                    tracing::info!(order_id, ?outcome, "reservation released after retries");
+                    return;
+                }
+            }
+            tracing::error!(order_id, "reservation not released after retries; it stays held until repaired");
+        });
+        None
+    }
+}
+
+/// Background release attempts, one a second, before giving up (see the open window above).
+const RELEASE_RETRIES: u32 = 30;
+
+/// Why Redis has no keys for a voucher MySQL knows: its sale has not begun
+/// or has ended, or the sale is on and Redis lost the keys: paused until the
+/// reconciler rebuilds them.
+fn without_keys(details: &VoucherDetails) -> Outcome {
+    let now = cityhub_platform::now_ms() as i64;
+    if now < details.begin_ms {
+        Outcome::NotStarted
+    } else if now >= details.end_ms {
+        Outcome::Ended
+    } else {
+        Outcome::SalePaused
+    }
+}

@@ -1,0 +1,81 @@
+//! The MySQL/MariaDB pool and the one place migrations run from.
+
+use std::str::FromStr;
+use std::time::Duration;
+
+use sqlx::mysql::{MySqlConnectOptions, MySqlPool, MySqlPoolOptions};
+use sqlx::{ConnectOptions, Executor};
+
+use crate::config::DatabaseSettings;
+
+/// The migrations in `migrations/`, compiled in.
+pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations");
+
+/// Opens the pool. With `migrate`, first creates the database if missing and
+/// applies pending migrations (sqlx holds a lock, so concurrent starts are safe).
+pub async fn connect(settings: &DatabaseSettings) -> Result<MySqlPool, sqlx::Error> {
+    let options = MySqlConnectOptions::from_str(settings.url.expose())?
+        .log_statements(tracing::log::LevelFilter::Trace)
+        .log_slow_statements(tracing::log::LevelFilter::Warn, Duration::from_millis(500));
+    if settings.migrate {
+        create_database_if_missing(&options).await?;
+    }
+    let pool = MySqlPoolOptions::new()
+        .max_connections(settings.max_connections)
+        .acquire_timeout(Duration::from_secs(5))
+        .connect_with(options)
+        .await?;
+    if settings.migrate {
+        MIGRATOR.run(&pool).await?;
+    }
+    Ok(pool)
+}
+
+async fn create_database_if_missing(options: &MySqlConnectOptions) -> Result<(), sqlx::Error> {
+    let Some(name) = options.get_database().map(str::to_owned) else {
+        return Ok(());
+    };
+    if !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return Err(sqlx::Error::Configuration(format!("unsupported database name {name:?}").into()));
+    }
+    let mut conn = options.clone().database("").connect().await?;
+    conn.execute(format!("CREATE DATABASE IF NOT EXISTS `{name}` CHARACTER SET utf8mb4").as_str()).await?;
+    Ok(())
+}
+
+/// True for errors worth retrying: lost connections, pool timeouts, deadlocks
+/// and lock-wait timeouts (also what the API answers as "database unavailable").
+pub fn is_transient(err: &sqlx::Error) -> bool {
+    match err {
+        sqlx::Error::Io(_) | sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Protocol(_) => true,
+        sqlx::Error::Database(db) => {
+            let number = db.try_downcast_ref::<sqlx::mysql::MySqlDatabaseError>().map(|e| e.number());
+            // 1205 lock wait timeout, 1213 deadlock, 2006/2013 server gone / lost.
+            matches!(number, Some(1205 | 1213 | 2006 | 2013))
+        }
+        _ => false,
+    }
+}
+
+/// The name of the unique key a duplicate-entry error hit, if it was one.
+pub fn violated_unique_key(err: &sqlx::Error) -> Option<String> {
+    let sqlx::Error::Database(db) = err else {
+        return None;
+    };
+    if !matches!(db.kind(), sqlx::error::ErrorKind::UniqueViolation) {
+        return None;
+    }
+    // MySQL: "Duplicate entry '7-3' for key 'uk_orders_user_voucher'" (MariaDB omits the table name).
+    let msg = db.message();
+    let key = msg.rsplit("for key ").next()?.trim_matches(|c| c == '\'' || c == '`');
+    Some(key.rsplit('.').next().unwrap_or(key).to_owned())
+}
+
+/// Records the pool's open and idle connections in
+/// [`DB_POOL_CONNECTIONS`](crate::metrics::DB_POOL_CONNECTIONS) (the ops
+/// listener calls it before rendering).
+pub fn record_pool(pool: &MySqlPool) {
+    let (size, idle) = (pool.size() as f64, pool.num_idle() as f64);
+    metrics::gauge!(crate::metrics::DB_POOL_CONNECTIONS, "state" => "idle").set(idle);
+    metrics::gauge!(crate::metrics::DB_POOL_CONNECTIONS, "state" => "in_use").set(size - idle);
+}

@@ -1,0 +1,381 @@
+//! Order ids: 64-bit, time-ordered, unique across API instances.
+//!
+//! Layout (Snowflake): 41 bits of milliseconds since 2026-01-01 UTC (good for
+//! ~69 years), 10 bits of node id, 12 bits of sequence (4096 ids per ms per
+//! node). Why ids cannot collide:
+//! - Within a process, [`OrderIds`] never reuses a (millisecond, sequence)
+//!   pair: the millisecond it issues from never goes backwards, and when 4096
+//!   ids are spent it moves on to the next one. A clock that went back by
+//!   more than [`CLOCK_SLACK_MS`] is refused ([`IdError::ClockWentBack`]), so
+//!   the generator never runs far ahead of the wall clock.
+//! - Across processes, each process issues only while it holds a node slot
+//!   leased in Redis (`SET NX` with a TTL, fixed node ids included, which are
+//!   refused when taken), and only while it *knows* it holds it: every issue
+//!   needs a renewal confirmed within the last `window` (monotonic clock).
+//!   A lost, expired or unconfirmable lease stops issuing ([`IdError::NoLease`])
+//!   until a lease is held again.
+//! - A slot is taken over only after its holder stopped: while Redis keeps its
+//!   data, the key outlives the holder's `window` (`ttl > window`). If Redis
+//!   loses its data (restart, flush, failover), old holders learn it at their
+//!   next renewal and stop within `window`; a new holder waits until the
+//!   lease epoch (the Redis time at which the current set of leases began,
+//!   itself lost with the data and then recreated) is `window` old before it
+//!   issues. Assumption: wall clocks of API hosts agree to well within the window.
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use redis::AsyncCommands;
+use tokio_util::sync::CancellationToken;
+
+use crate::config::{invalid, Check, ConfigError, IdSettings};
+use crate::kv::Kv;
+
+/// 2026-01-01T00:00:00Z in Unix ms.
+pub const EPOCH_MS: u64 = 1_767_225_600_000;
+pub const MAX_NODE: u16 = 1023;
+const NODE_BITS: u32 = 10;
+const SEQ_BITS: u32 = 12;
+const MAX_SEQ: u64 = (1 << SEQ_BITS) - 1;
+/// How far the generator may run ahead of a clock that stepped back (or
+/// of 4096 ids in one ms) before it refuses.
+pub const CLOCK_SLACK_MS: u64 = 5;
+
+/// Why no id was issued.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum IdError {
+    #[error("no order-id node lease is held right now")]
+    NoLease,
+    #[error("the clock went back by {0} ms")]
+    ClockWentBack(u64),
+}
+
+#[derive(Debug)]
+struct State {
+    node: u16,
+    /// Issuing is allowed before this instant; `None` never, until granted.
+    valid_until: Option<Instant>,
+    last_ms: u64,
+    last_seq: u64,
+}
+
+/// Issues order ids as the node it currently holds.
+#[derive(Debug)]
+pub struct OrderIds {
+    state: Mutex<State>,
+    /// Always valid (a fixed node outside any lease: unit tests, tools).
+    unleased: bool,
+}
+
+impl OrderIds {
+    /// A generator for a node nobody else uses, needing no lease.
+    pub fn unleased(node: u16) -> Self {
+        assert!(node <= MAX_NODE, "node id out of range");
+        Self { state: Mutex::new(State { node, valid_until: None, last_ms: 0, last_seq: 0 }), unleased: true }
+    }
+
+    fn leased() -> Self {
+        Self { state: Mutex::new(State { node: 0, valid_until: None, last_ms: 0, last_seq: 0 }), unleased: false }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The node ids are issued as.
+    pub fn node(&self) -> u16 {
+        self.lock().node
+    }
+
+    /// Allows issuing as `node` until `until`.
+    fn grant(&self, node: u16, until: Instant) {
+        let mut s = self.lock();
+        s.node = node;
+        s.valid_until = Some(until);
+    }
+
+    /// Stops issuing at once.
+    fn revoke(&self) {
+        self.lock().valid_until = None;
+    }
+
+    /// The next id; strictly greater than every id this generator issued.
+    pub fn next_id(&self) -> Result<u64, IdError> {
+        self.next_id_at(crate::now_ms(), Instant::now())
+    }
+
+    fn next_id_at(&self, wall_ms: u64, now: Instant) -> Result<u64, IdError> {
+        let now_ms = wall_ms.saturating_sub(EPOCH_MS);
+        let mut s = self.lock();
+        if !self.unleased && s.valid_until.is_none_or(|until| now >= until) {
+            return Err(IdError::NoLease);
+        }
+        let (ms, seq) = if now_ms > s.last_ms {
+            (now_ms, 0)
+        } else if s.last_seq < MAX_SEQ {
+            (s.last_ms, s.last_seq + 1)
+        } else {
+            (s.last_ms + 1, 0)
+        };
+        if ms > now_ms + CLOCK_SLACK_MS {
+            return Err(IdError::ClockWentBack(ms - now_ms));
+        }
+        (s.last_ms, s.last_seq) = (ms, seq);
+        Ok((ms << (NODE_BITS + SEQ_BITS)) | (u64::from(s.node) << SEQ_BITS) | seq)
+    }
+}
+
+/// The Unix ms an id was issued at (to within the clock rules above).
+pub fn issued_at_ms(id: u64) -> u64 {
+    (id >> (NODE_BITS + SEQ_BITS)) + EPOCH_MS
+}
+
+/// How leases are held; see the module doc.
+#[derive(Debug, Clone, Copy)]
+pub struct LeaseTiming {
+    /// TTL of the lease key; longer than `window`.
+    pub ttl: Duration,
+    /// How long one confirmed renewal allows issuing; renewals run every `window / 3`.
+    pub window: Duration,
+}
+
+impl From<&IdSettings> for LeaseTiming {
+    fn from(s: &IdSettings) -> Self {
+        Self { ttl: Duration::from_millis(s.lease_ttl_ms), window: Duration::from_millis(s.lease_window_ms) }
+    }
+}
+
+impl Check for IdSettings {
+    fn check(&self) -> Result<(), ConfigError> {
+        if matches!(self.node_id, Some(n) if n > MAX_NODE) {
+            return invalid("ids.node_id", "must be 0..=1023");
+        }
+        if self.lease_window_ms < 30 || self.lease_window_ms >= self.lease_ttl_ms {
+            return invalid("ids.lease_window_ms", "must be at least 30 and below ids.lease_ttl_ms");
+        }
+        Ok(())
+    }
+}
+
+/// The node lease of one process: renews it in the background, re-acquires
+/// it when lost, and gives it up on [`NodeLease::release`].
+pub struct NodeLease {
+    ids: Arc<OrderIds>,
+    stop: CancellationToken,
+    keeper: Option<tokio::task::JoinHandle<()>>,
+}
+
+struct Held {
+    node: u16,
+    key: String,
+}
+
+struct Leaser {
+    kv: Kv,
+    owner: String,
+    fixed: Option<u16>,
+    timing: LeaseTiming,
+}
+
+impl NodeLease {
+    /// Leases a node slot (the `fixed` one, refused if another process holds
+    /// it, else any free one), waits out the epoch rule, and starts issuing.
+    pub async fn acquire(kv: &Kv, fixed: Option<u16>, timing: LeaseTiming) -> Result<Self, LeaseError> {
+        assert!(timing.ttl > timing.window, "the lease must outlive its issuing window");
+        let leaser = Leaser {
+            kv: kv.clone(),
+            owner: format!("{}-{:016x}", std::process::id(), rand::random::<u64>()),
+            fixed,
+            timing,
+        };
+        let held = leaser.acquire().await?;
+        let ids = Arc::new(OrderIds::leased());
+        ids.grant(held.node, Instant::now() + timing.window);
+        tracing::info!(node = held.node, "order ids issued as node {}", held.node);
+        let stop = CancellationToken::new();
+        let keeper = tokio::spawn(leaser.keep(held, Arc::clone(&ids), stop.clone()));
+        Ok(Self { ids, stop, keeper: Some(keeper) })
+    }
+
+    /// The generator, valid while the lease is held.
+    pub fn ids(&self) -> Arc<OrderIds> {
+        Arc::clone(&self.ids)
+    }
+
+    /// Stops issuing and deletes the lease (if still ours), so the slot is
+    /// free at once, e.g. for a restart with the same fixed node id.
+    pub async fn release(mut self) {
+        self.ids.revoke();
+        self.stop.cancel();
+        if let Some(keeper) = self.keeper.take() {
+            let _ = keeper.await;
+        }
+    }
+}
+
+impl Drop for NodeLease {
+    fn drop(&mut self) {
+        self.ids.revoke();
+        self.stop.cancel();
+    }
+}
+
+/// Why no lease was taken.
+#[derive(Debug, thiserror::Error)]
+pub enum LeaseError {
+    #[error("order-id node {0} is held by another process")]
+    Taken(u16),
+    #[error("all 1024 order-id node slots are leased")]
+    Exhausted,
+    #[error(transparent)]
+    Redis(#[from] redis::RedisError),
+}
+
+impl Leaser {
+    async fn acquire(&self) -> Result<Held, LeaseError> {
+        let mut conn = self.kv.conn();
+        let opts = || {
+            redis::SetOptions::default()
+                .conditional_set(redis::ExistenceCheck::NX)
+                .with_expiration(redis::SetExpiry::PX(self.timing.ttl.as_millis() as u64))
+        };
+        let mut held = None;
+        for attempt in 0..=MAX_NODE {
+            let node = match self.fixed {
+                Some(node) if attempt == 0 => node,
+                Some(node) => return Err(LeaseError::Taken(node)),
+                None => {
+                    let cursor: u64 = conn.incr(self.kv.keys.id_node_cursor(), 1).await?;
+                    (cursor % (u64::from(MAX_NODE) + 1)) as u16
+                }
+            };
+            let key = self.kv.keys.id_node_lease(node);
+            let won: Option<String> = conn.set_options(&key, &self.owner, opts()).await?;
+            if won.is_some() {
+                held = Some(Held { node, key });
+                break;
+            }
+        }
+        let held = held.ok_or(LeaseError::Exhausted)?;
+        self.wait_for_epoch().await?;
+        Ok(held)
+    }
+
+    /// Waits until the lease epoch is `window` old (see the module doc).
+    async fn wait_for_epoch(&self) -> Result<(), LeaseError> {
+        let mut conn = self.kv.conn();
+        let now = redis_now_ms(&mut conn).await?;
+        let key = self.kv.keys.id_lease_epoch();
+        let _: bool = conn.set_nx(&key, now).await?;
+        let epoch: u64 = conn.get(&key).await?;
+        let ready = epoch + self.timing.window.as_millis() as u64;
+        if ready > now {
+            tracing::info!(
+                wait_ms = ready - now,
+                "order-id leases began recently; waiting for earlier holders to stop"
+            );
+            tokio::time::sleep(Duration::from_millis(ready - now)).await;
+        }
+        Ok(())
+    }
+
+    async fn renew(&self, held: &Held, ttl_ms: u64) -> redis::RedisResult<bool> {
+        let held_now: i64 =
+            crate::kv::LEASE.key(&held.key).arg(&self.owner).arg(ttl_ms).invoke_async(&mut self.kv.conn()).await?;
+        Ok(held_now == 1)
+    }
+
+    /// Renews every `window / 3`; each confirmed renewal extends issuing by
+    /// `window`. A lost lease stops issuing at once and is re-acquired.
+    async fn keep(self, mut held: Held, ids: Arc<OrderIds>, stop: CancellationToken) {
+        let mut tick = tokio::time::interval(self.timing.window / 3);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let ttl_ms = self.timing.ttl.as_millis() as u64;
+        loop {
+            tokio::select! {
+                () = stop.cancelled() => {
+                    if let Err(err) = self.renew(&held, 0).await {
+                        tracing::warn!(error = %err, "cannot give up the order-id node lease; it expires by itself");
+                    }
+                    return;
+                }
+                _ = tick.tick() => {}
+            }
+            let asked = Instant::now();
+            match self.renew(&held, ttl_ms).await {
+                Ok(true) => ids.grant(held.node, asked + self.timing.window),
+                Ok(false) => {
+                    ids.revoke();
+                    tracing::error!(
+                        node = held.node,
+                        "order-id node lease lost; issuing stopped until a lease is held again"
+                    );
+                    match self.acquire().await {
+                        Ok(again) => {
+                            held = again;
+                            ids.grant(held.node, Instant::now() + self.timing.window);
+                            tracing::info!(node = held.node, "order-id node lease held again");
+                        }
+                        Err(err) => tracing::warn!(error = %err, "cannot lease an order-id node yet"),
+                    }
+                }
+                Err(err) => tracing::warn!(error = %err, "cannot renew the order-id node lease"),
+            }
+        }
+    }
+}
+
+async fn redis_now_ms(conn: &mut redis::aio::ConnectionManager) -> redis::RedisResult<u64> {
+    let (secs, micros): (u64, u64) = redis::cmd("TIME").query_async(conn).await?;
+    Ok(secs * 1000 + micros / 1000)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_strictly_increase_even_past_4096_per_ms() {
+        let ids = OrderIds::unleased(7);
+        let mut last = 0;
+        for _ in 0..20_000 {
+            let id = ids.next_id().unwrap();
+            assert!(id > last);
+            last = id;
+        }
+    }
+
+    #[test]
+    fn ids_carry_their_node_and_time() {
+        let ids = OrderIds::unleased(1023);
+        let id = ids.next_id().unwrap();
+        assert_eq!((id >> SEQ_BITS) & 1023, 1023);
+        assert!(issued_at_ms(id).abs_diff(crate::now_ms()) < 1000);
+    }
+
+    #[test]
+    fn a_leased_generator_issues_only_inside_its_window() {
+        let ids = OrderIds::leased();
+        let t0 = Instant::now();
+        let wall = crate::now_ms();
+        assert_eq!(ids.next_id_at(wall, t0), Err(IdError::NoLease), "nothing before the first grant");
+        ids.grant(5, t0 + Duration::from_millis(100));
+        assert!(ids.next_id_at(wall, t0 + Duration::from_millis(99)).is_ok());
+        assert_eq!(ids.next_id_at(wall + 100, t0 + Duration::from_millis(100)), Err(IdError::NoLease));
+        ids.grant(5, t0 + Duration::from_secs(10));
+        ids.revoke();
+        assert_eq!(ids.next_id_at(wall + 1, t0), Err(IdError::NoLease), "a revoked lease stops issuing at once");
+    }
+
+    #[test]
+    fn a_clock_that_went_back_is_refused_beyond_the_slack() {
+        let ids = OrderIds::unleased(3);
+        let now = Instant::now();
+        let wall = crate::now_ms();
+        let first = ids.next_id_at(wall, now).unwrap();
+        let small_step_back = ids.next_id_at(wall - CLOCK_SLACK_MS, now).unwrap();
+        assert!(small_step_back > first, "within the slack ids keep rising");
+        assert_eq!(ids.next_id_at(wall - 1000, now), Err(IdError::ClockWentBack(1000)));
+        assert!(ids.next_id_at(wall + 1, now).unwrap() > small_step_back, "issuing resumes once the clock is back");
+    }
+}

@@ -1,0 +1,98 @@
+//! Prometheus metrics: the process-wide recorder and the names of the
+//! plumbing's metrics (HTTP, RocketMQ, consumers, the MySQL pool), each with
+//! its help text. The business rules name theirs in `cityhub-core`.
+//!
+//! Both binaries call [`install`] once; the ops listener serves [`render`].
+//! Names follow Prometheus conventions: counters end in `_total`, durations
+//! are histograms in `_seconds`.
+
+use std::sync::OnceLock;
+
+use metrics::{describe_counter, describe_gauge, describe_histogram, Unit};
+use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
+
+pub const HTTP_REQUESTS: &str = "cityhub_http_requests_total";
+pub const HTTP_DURATION: &str = "cityhub_http_request_duration_seconds";
+pub const MQ_PUBLISH_BATCH_SIZE: &str = "cityhub_mq_publish_batch_size";
+pub const MQ_PUBLISH_DURATION: &str = "cityhub_mq_publish_duration_seconds";
+pub const MQ_PUBLISH_FAILURES: &str = "cityhub_mq_publish_failures_total";
+pub const MQ_PUBLISHED: &str = "cityhub_mq_published_messages_total";
+pub const CONSUMER_MESSAGES: &str = "cityhub_consumer_messages_total";
+pub const CONSUMER_BATCH_SIZE: &str = "cityhub_consumer_batch_size";
+pub const CONSUMER_BATCH_DURATION: &str = "cityhub_consumer_batch_duration_seconds";
+pub const CONSUMER_RETRIED_BATCHES: &str = "cityhub_consumer_retried_batches_total";
+pub const CONSUMER_LAG: &str = "cityhub_consumer_lag_messages";
+pub const OUTBOX_BACKLOG: &str = "cityhub_outbox_backlog_rows";
+pub const OUTBOX_OLDEST_AGE: &str = "cityhub_outbox_oldest_unpublished_seconds";
+pub const OUTBOX_PUBLISHED: &str = "cityhub_outbox_published_total";
+pub const OUTBOX_FAILURES: &str = "cityhub_outbox_publish_failures_total";
+pub const CACHE_HITS: &str = "cityhub_cache_hits_total";
+pub const CACHE_MISSES: &str = "cityhub_cache_misses_total";
+pub const CACHE_STALE: &str = "cityhub_cache_stale_served_total";
+pub const CACHE_REBUILDS: &str = "cityhub_cache_rebuilds_total";
+pub const CACHE_LOCK_CONTENTION: &str = "cityhub_cache_lock_contention_total";
+pub const CACHE_REFUSALS: &str = "cityhub_cache_refusals_total";
+pub const CACHE_INVALIDATIONS: &str = "cityhub_cache_invalidations_total";
+pub const DB_POOL_CONNECTIONS: &str = "cityhub_db_pool_connections";
+
+const SECONDS_BUCKETS: &[f64] = &[0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0];
+const SIZE_BUCKETS: &[f64] = &[1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0, 512.0, 1024.0];
+
+static HANDLE: OnceLock<PrometheusHandle> = OnceLock::new();
+
+/// Installs the global recorder (once per process; later calls return the
+/// same handle) and describes every family.
+pub fn install() -> PrometheusHandle {
+    HANDLE
+        .get_or_init(|| {
+            let handle = PrometheusBuilder::new()
+                .set_buckets_for_metric(Matcher::Suffix("_seconds".into()), SECONDS_BUCKETS)
+                .and_then(|b| b.set_buckets_for_metric(Matcher::Full(MQ_PUBLISH_BATCH_SIZE.into()), SIZE_BUCKETS))
+                .and_then(|b| b.set_buckets_for_metric(Matcher::Full(CONSUMER_BATCH_SIZE.into()), SIZE_BUCKETS))
+                .expect("static buckets are valid")
+                .install_recorder()
+                .expect("the metrics recorder is installed once");
+            describe();
+            handle
+        })
+        .clone()
+}
+
+/// The current metrics in Prometheus text format.
+pub fn render(handle: &PrometheusHandle) -> String {
+    handle.run_upkeep();
+    handle.render()
+}
+
+fn describe() {
+    describe_counter!(HTTP_REQUESTS, "HTTP requests by method, route and status.");
+    describe_histogram!(HTTP_DURATION, Unit::Seconds, "HTTP request latency by method, route and status.");
+    describe_histogram!(MQ_PUBLISH_BATCH_SIZE, Unit::Count, "Messages per RocketMQ send_batch.");
+    describe_histogram!(MQ_PUBLISH_DURATION, Unit::Seconds, "Latency of one RocketMQ send_batch.");
+    describe_counter!(MQ_PUBLISH_FAILURES, "RocketMQ batches the broker refused or did not answer.");
+    describe_counter!(MQ_PUBLISHED, "Messages the broker stored.");
+    describe_counter!(
+        CONSUMER_MESSAGES,
+        "Consumed messages by topic and result: stored, redelivered (already stored), parked."
+    );
+    describe_histogram!(CONSUMER_BATCH_SIZE, Unit::Count, "Messages per consumed batch.");
+    describe_histogram!(CONSUMER_BATCH_DURATION, Unit::Seconds, "Time to handle one consumed batch.");
+    describe_counter!(CONSUMER_RETRIED_BATCHES, "Batches handed back to the broker after transient failures.");
+    describe_gauge!(
+        CONSUMER_LAG,
+        Unit::Count,
+        "Messages stored past this instance's consumed offsets, over the queues it holds, by topic and group."
+    );
+    describe_counter!(CACHE_HITS, "Cache hits by cache and layer (l1: in process, l2: Redis).");
+    describe_counter!(CACHE_MISSES, "Cache misses by cache and layer.");
+    describe_counter!(CACHE_STALE, "Reads answered with a logically expired value while one rebuild runs.");
+    describe_counter!(CACHE_REBUILDS, "Entries loaded from the source of truth into Redis, by result.");
+    describe_counter!(CACHE_LOCK_CONTENTION, "Rebuild-lock attempts that found the lock taken.");
+    describe_counter!(CACHE_REFUSALS, "Keys refused before any lookup, by reason: bloom, invalid.");
+    describe_counter!(CACHE_INVALIDATIONS, "L1 invalidations applied (from any instance's writes).");
+    describe_gauge!(OUTBOX_BACKLOG, Unit::Count, "Outbox rows not published yet.");
+    describe_gauge!(OUTBOX_OLDEST_AGE, Unit::Seconds, "Age of the oldest unpublished outbox row.");
+    describe_counter!(OUTBOX_PUBLISHED, "Outbox events the relay published, by topic.");
+    describe_counter!(OUTBOX_FAILURES, "Outbox publish attempts the broker refused, by topic.");
+    describe_gauge!(DB_POOL_CONNECTIONS, "MySQL pool connections by state (idle, in_use).");
+}

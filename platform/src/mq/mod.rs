@@ -1,0 +1,93 @@
+//! RocketMQ, shared by the API (publishing orders, later the outbox relay)
+//! and the order worker (consuming them).
+//!
+//! - [`runtime`]: the client runtime the RocketMQ crate needs, tuned for
+//!   consumers as measured (deep metadata lane, more blocking threads).
+//! - [`publisher`]: batches single publishes into `send_batch` calls.
+//! - [`consumer`]: a push consumer that hands batches to an async handler and
+//!   acks only after the handler says the effect is durable.
+//! - [`lag`]: the consumer's lag, sampled into a gauge.
+//!
+//! Topics are created in one place, [`ensure_topic`].
+
+pub mod consumer;
+pub mod lag;
+pub mod publisher;
+pub mod runtime;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rocketmq_client_rust::ClientConfig;
+
+pub use rocketmq_client_rust::ClientError as MqError;
+pub use rocketmq_client_rust::{ClientRuntime, DefaultMQProducer};
+
+use crate::config::MqSettings;
+
+/// A unique client instance name, so several producers and consumers of one
+/// process (tests, the CLI) never share client state by accident.
+fn instance_name(role: &str) -> String {
+    format!("cityhub-{role}-{}-{}", std::process::id(), rand::random::<u32>())
+}
+
+fn client_config(role: &str) -> ClientConfig {
+    let mut cfg = ClientConfig::new();
+    cfg.set_instance_name(instance_name(role).into());
+    // Discover routes of new topics in 10 s (the client's minimum), not 30 s.
+    cfg.set_poll_name_server_interval(10_000);
+    cfg
+}
+
+/// Starts a producer for `group`.
+pub async fn start_producer(
+    client: &Arc<ClientRuntime>,
+    settings: &MqSettings,
+    group: &str,
+) -> Result<DefaultMQProducer, MqError> {
+    let mut producer = DefaultMQProducer::builder(Arc::clone(client))
+        .client_config(client_config("producer"))
+        .name_server_addr(settings.namesrv_addr.clone())
+        .producer_group(group.to_owned())
+        .send_msg_timeout(settings.send_timeout_ms as u32)
+        .retry_times_when_send_failed(1)
+        .max_message_size(4 * 1024 * 1024)
+        .build();
+    producer.start().await?;
+    Ok(producer)
+}
+
+/// Creates `topic` with `queues` queues if the broker lacks it (idempotent;
+/// the one place topics are created). Consumers started after this see the
+/// topic at once instead of after a route-discovery round. A broker that
+/// refuses or does not answer is asked again (each try bounded by 5 s) for up
+/// to 30 s: readiness waits for the topic's route, so giving up early would
+/// leave a process that never becomes ready. Answers whether it was created.
+pub async fn ensure_topic(producer: &DefaultMQProducer, topic: &str, queues: u32) -> bool {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let mut producer = producer.clone();
+        let create = producer.create_topic("TBW102", topic, queues as i32, HashMap::new());
+        let why = match tokio::time::timeout(Duration::from_secs(5), create).await {
+            Ok(Ok(())) => return true,
+            Ok(Err(err)) => err.to_string(),
+            Err(_) => "no answer within 5 s".to_owned(),
+        };
+        if tokio::time::Instant::now() >= deadline {
+            tracing::error!(%topic, error = %why, "cannot create topic; its first send may still auto-create it");
+            return false;
+        }
+        tracing::warn!(%topic, error = %why, "cannot create topic yet; retrying");
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+}
+
+/// True when the name server knows a writable route for `topic`.
+pub async fn topic_reachable(producer: &DefaultMQProducer, topic: &str, timeout: Duration) -> bool {
+    let mut producer = producer.clone();
+    matches!(
+        tokio::time::timeout(timeout, producer.fetch_publish_message_queues(topic)).await,
+        Ok(Ok(queues)) if !queues.is_empty()
+    )
+}

@@ -1,0 +1,40 @@
+//! The ops listener each binary serves apart from its public port (default
+//! on loopback): `GET /metrics` (Prometheus text format, with the MySQL pool
+//! gauges sampled at each scrape) and `GET /healthz`. The one `/metrics`
+//! handler of the project.
+
+use std::future::Future;
+
+use axum::extract::State;
+use axum::http::header;
+use axum::response::IntoResponse;
+use axum::routing::get;
+use axum::{Json, Router};
+use metrics_exporter_prometheus::PrometheusHandle;
+use sqlx::MySqlPool;
+use tokio::net::TcpListener;
+
+#[derive(Clone)]
+struct Ops {
+    metrics: PrometheusHandle,
+    db: MySqlPool,
+}
+
+/// Serves the ops routes on `listener` until `shutdown` resolves.
+pub async fn serve(
+    listener: TcpListener,
+    metrics: PrometheusHandle,
+    db: MySqlPool,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let app = Router::new()
+        .route("/metrics", get(render))
+        .route("/healthz", get(|| async { Json(serde_json::json!({ "status": "ok" })) }))
+        .with_state(Ops { metrics, db });
+    axum::serve(listener, app).with_graceful_shutdown(shutdown).await
+}
+
+async fn render(State(ops): State<Ops>) -> impl IntoResponse {
+    crate::db::record_pool(&ops.db);
+    ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], crate::metrics::render(&ops.metrics))
+}

@@ -1,0 +1,51 @@
+//! The transactional outbox, shared by every flow that must announce a
+//! change (a closed order releasing stock, a follow): [`enqueue`] writes the
+//! event in the caller's own database transaction, so the change and its
+//! announcement commit or roll back together; the [`relay`] publishes what
+//! committed to RocketMQ.
+//!
+//! Guarantees: every committed event is published at least once (a relay
+//! that dies after publishing and before marking publishes again, so
+//! consumers deduplicate by event id); events of one key are published in
+//! the order they were enqueued, to the same message queue of their topic.
+
+pub mod relay;
+
+use serde::Serialize;
+use sqlx::MySqlConnection;
+
+/// An event to announce.
+#[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq, Eq)]
+pub struct Envelope<T> {
+    /// The outbox row id: unique, increasing; consumers deduplicate by it.
+    pub event_id: u64,
+    pub payload: T,
+}
+
+/// Why an event was not enqueued.
+#[derive(Debug, thiserror::Error)]
+pub enum OutboxError {
+    #[error(transparent)]
+    Db(#[from] sqlx::Error),
+    #[error("event payload does not serialize: {0}")]
+    Payload(#[from] serde_json::Error),
+}
+
+/// Writes `payload` for `topic` under `key` inside the caller's transaction;
+/// returns its event id. Nothing is published unless the transaction commits.
+pub async fn enqueue<T: Serialize>(
+    tx: &mut MySqlConnection,
+    topic: &str,
+    key: &str,
+    payload: &T,
+) -> Result<u64, OutboxError> {
+    let body = serde_json::to_string(payload)?;
+    let id = sqlx::query("INSERT INTO outbox (topic, msg_key, payload) VALUES (?, ?, ?)")
+        .bind(topic)
+        .bind(key)
+        .bind(body)
+        .execute(&mut *tx)
+        .await?
+        .last_insert_id();
+    Ok(id)
+}

@@ -1,0 +1,262 @@
+//! The outbox relay: claims due, unpublished rows (`FOR UPDATE SKIP LOCKED`,
+//! so several relays share the work), publishes them in batches, one batch
+//! per message queue, and marks them published in the same transaction.
+//!
+//! - Per-key order: a key's events go to one queue of their topic (a stable
+//!   hash of the key) in id order. A claimed row waits while an older row of
+//!   its key is not in this claim (another relay holds it, or it is backing
+//!   off), and after a failed row the later rows of its key wait too.
+//! - At least once: the relay marks rows only after the broker stored them; a
+//!   relay that dies in between leaves them unmarked (its transaction rolls
+//!   back) and they are published again.
+//! - A failed publish backs off exponentially (`attempts`, `next_attempt_at`).
+//! - Published rows are purged after the retention period.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::time::Duration;
+
+use rocketmq_model::common::message::message_queue::MessageQueue;
+use rocketmq_model::common::message::message_single::Message;
+use sqlx::{MySql, MySqlPool, QueryBuilder};
+use tokio_util::sync::CancellationToken;
+
+use crate::config::OutboxSettings;
+use crate::metrics as m;
+use crate::mq::DefaultMQProducer;
+
+/// What one relay round did.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Round {
+    pub published: usize,
+    pub failed: usize,
+    /// Claimed but left for later to keep their key's order.
+    pub held_back: usize,
+}
+
+#[derive(Debug, sqlx::FromRow)]
+struct Row {
+    id: u64,
+    topic: String,
+    msg_key: String,
+    payload: String,
+    attempts: u32,
+}
+
+/// Publishes the outbox; share one per process.
+pub struct Relay {
+    db: MySqlPool,
+    producer: DefaultMQProducer,
+    settings: OutboxSettings,
+    /// Queues per topic when the relay creates one.
+    topic_queues: u32,
+    topics: tokio::sync::Mutex<HashSet<String>>,
+}
+
+/// FNV-1a: the same key picks the same queue in every process and build.
+fn key_hash(key: &str) -> u64 {
+    key.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+}
+
+impl Relay {
+    pub fn new(db: MySqlPool, producer: DefaultMQProducer, settings: OutboxSettings, topic_queues: u32) -> Self {
+        Self { db, producer, settings, topic_queues, topics: tokio::sync::Mutex::new(HashSet::new()) }
+    }
+
+    /// One round: claim, publish, mark (see the module doc).
+    pub async fn run_once(&self) -> Result<Round, sqlx::Error> {
+        let mut tx = self.db.begin().await?;
+        let rows: Vec<Row> = sqlx::query_as(
+            "SELECT id, topic, msg_key, payload, attempts FROM outbox \
+             WHERE published_at IS NULL AND next_attempt_at <= CURRENT_TIMESTAMP(3) \
+             ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED",
+        )
+        .bind(self.settings.batch_max as u64)
+        .fetch_all(&mut *tx)
+        .await?;
+        if rows.is_empty() {
+            tx.commit().await?;
+            return Ok(Round::default());
+        }
+        let waiting = self.older_unclaimed(&mut tx, &rows).await?;
+        let mut round = Round::default();
+        let mut blocked: HashSet<String> = HashSet::new();
+        let mut groups: BTreeMap<(String, usize), Vec<&Row>> = BTreeMap::new();
+        let mut routes: HashMap<String, Result<Vec<MessageQueue>, String>> = HashMap::new();
+        for row in &rows {
+            if waiting.get(&row.msg_key).is_some_and(|older| *older < row.id) {
+                round.held_back += 1;
+                continue;
+            }
+            if !routes.contains_key(&row.topic) {
+                routes.insert(row.topic.clone(), self.queues(&row.topic).await);
+            }
+            let count = routes[&row.topic].as_ref().map_or(1, Vec::len);
+            let queue = (key_hash(&row.msg_key) % count as u64) as usize;
+            groups.entry((row.topic.clone(), queue)).or_default().push(row);
+        }
+        let mut published = Vec::new();
+        for ((topic, queue), group) in groups {
+            // After a failure, a key's later rows wait for the next round.
+            let group: Vec<&Row> = group.into_iter().filter(|r| !blocked.contains(&r.msg_key)).collect();
+            let sent = match &routes[&topic] {
+                Ok(queues) => self.publish(&topic, queues[queue].clone(), &group).await.map_err(|e| e.to_string()),
+                Err(no_route) => Err(no_route.clone()),
+            };
+            match sent {
+                Ok(()) => {
+                    metrics::counter!(m::OUTBOX_PUBLISHED, "topic" => topic.clone()).increment(group.len() as u64);
+                    published.extend(group.iter().map(|r| r.id));
+                }
+                Err(err) => {
+                    tracing::warn!(%topic, queue, rows = group.len(), error = %err, "outbox publish failed; backing off");
+                    metrics::counter!(m::OUTBOX_FAILURES, "topic" => topic.clone()).increment(1);
+                    for row in &group {
+                        blocked.insert(row.msg_key.clone());
+                        self.back_off(&mut tx, row, &err).await?;
+                    }
+                    round.failed += group.len();
+                }
+            }
+        }
+        if !published.is_empty() {
+            let mut mark =
+                QueryBuilder::<MySql>::new("UPDATE outbox SET published_at = CURRENT_TIMESTAMP(3) WHERE id IN (");
+            let mut ids = mark.separated(", ");
+            for id in &published {
+                ids.push_bind(id);
+            }
+            mark.push(")");
+            mark.build().execute(&mut *tx).await?;
+        }
+        tx.commit().await?;
+        round.published = published.len();
+        Ok(round)
+    }
+
+    /// For each claimed key, the smallest id of an unpublished row of that
+    /// key that this claim does not hold.
+    async fn older_unclaimed(
+        &self,
+        tx: &mut sqlx::MySqlConnection,
+        rows: &[Row],
+    ) -> Result<HashMap<String, u64>, sqlx::Error> {
+        let mut q = QueryBuilder::<MySql>::new(
+            "SELECT msg_key, MIN(id) FROM outbox WHERE published_at IS NULL AND msg_key IN (",
+        );
+        let mut keys = q.separated(", ");
+        for key in rows.iter().map(|r| &r.msg_key).collect::<HashSet<_>>() {
+            keys.push_bind(key);
+        }
+        q.push(") AND id NOT IN (");
+        let mut ids = q.separated(", ");
+        for row in rows {
+            ids.push_bind(row.id);
+        }
+        q.push(") GROUP BY msg_key");
+        let found: Vec<(String, u64)> = q.build_query_as().fetch_all(&mut *tx).await?;
+        Ok(found.into_iter().collect())
+    }
+
+    /// The write queues of `topic` (never empty), creating the topic the first time.
+    async fn queues(&self, topic: &str) -> Result<Vec<MessageQueue>, String> {
+        let mut created = self.topics.lock().await;
+        if !created.contains(topic) && crate::mq::ensure_topic(&self.producer, topic, self.topic_queues).await {
+            created.insert(topic.to_owned());
+        }
+        drop(created);
+        match self.producer.clone().fetch_publish_message_queues(topic).await {
+            Ok(queues) if !queues.is_empty() => Ok(queues),
+            Ok(_) => Err(format!("topic {topic} has no writable queue")),
+            Err(err) => Err(err.to_string()),
+        }
+    }
+
+    async fn publish(&self, topic: &str, target: MessageQueue, rows: &[&Row]) -> Result<(), crate::mq::MqError> {
+        if rows.is_empty() {
+            return Ok(());
+        }
+        let messages: Vec<Message> = rows
+            .iter()
+            .map(|r| {
+                let body = format!("{{\"event_id\":{},\"payload\":{}}}", r.id, r.payload);
+                Message::builder().topic(topic).key(r.msg_key.as_str()).body(body.into_bytes()).build_unchecked()
+            })
+            .collect();
+        self.producer.send_batch_to_queue(messages, target).await?;
+        Ok(())
+    }
+
+    async fn back_off(&self, tx: &mut sqlx::MySqlConnection, row: &Row, err: &str) -> Result<(), sqlx::Error> {
+        let delay = Duration::from_millis(200 * 2u64.saturating_pow(row.attempts.min(20)))
+            .min(Duration::from_millis(self.settings.backoff_max_ms));
+        sqlx::query(
+            "UPDATE outbox SET attempts = attempts + 1, last_error = ?, \
+             next_attempt_at = CURRENT_TIMESTAMP(3) + INTERVAL ? MICROSECOND WHERE id = ?",
+        )
+        .bind(err.chars().take(255).collect::<String>())
+        .bind(delay.as_micros() as u64)
+        .bind(row.id)
+        .execute(&mut *tx)
+        .await?;
+        Ok(())
+    }
+
+    /// Deletes published rows older than the retention period; returns how many.
+    pub async fn purge(&self) -> Result<u64, sqlx::Error> {
+        let deleted = sqlx::query(
+            "DELETE FROM outbox WHERE published_at IS NOT NULL \
+             AND published_at < CURRENT_TIMESTAMP(3) - INTERVAL ? SECOND LIMIT 10000",
+        )
+        .bind(self.settings.retention_secs)
+        .execute(&self.db)
+        .await?
+        .rows_affected();
+        Ok(deleted)
+    }
+
+    /// Samples the backlog and the age of the oldest unpublished row.
+    pub async fn sample(&self) -> Result<(i64, f64), sqlx::Error> {
+        let (backlog, age): (i64, Option<f64>) = sqlx::query_as(
+            "SELECT COUNT(*), CAST(TIMESTAMPDIFF(MICROSECOND, MIN(created_at), CURRENT_TIMESTAMP(3)) AS DOUBLE) / 1e6 \
+             FROM outbox WHERE published_at IS NULL",
+        )
+        .fetch_one(&self.db)
+        .await?;
+        metrics::gauge!(m::OUTBOX_BACKLOG).set(backlog as f64);
+        metrics::gauge!(m::OUTBOX_OLDEST_AGE).set(age.unwrap_or(0.0));
+        Ok((backlog, age.unwrap_or(0.0)))
+    }
+
+    /// Relays until `stop`: a full round goes again at once, otherwise waits
+    /// `poll_ms`; samples the gauges each round and purges once a minute.
+    pub async fn run(self, stop: CancellationToken) -> anyhow::Result<()> {
+        let poll = Duration::from_millis(self.settings.poll_ms);
+        let mut last_purge = tokio::time::Instant::now();
+        while !stop.is_cancelled() {
+            let full = match self.run_once().await {
+                Ok(round) => round.published + round.failed + round.held_back >= self.settings.batch_max,
+                Err(err) => {
+                    tracing::warn!(error = %err, "outbox relay round failed");
+                    false
+                }
+            };
+            if let Err(err) = self.sample().await {
+                tracing::debug!(error = %err, "outbox gauges not sampled");
+            }
+            if last_purge.elapsed() > Duration::from_secs(60) {
+                last_purge = tokio::time::Instant::now();
+                if let Err(err) = self.purge().await {
+                    tracing::warn!(error = %err, "outbox purge failed");
+                }
+            }
+            if !full {
+                tokio::select! {
+                    () = stop.cancelled() => {}
+                    () = tokio::time::sleep(poll) => {}
+                }
+            }
+        }
+        self.producer.clone().shutdown().await;
+        Ok(())
+    }
+}

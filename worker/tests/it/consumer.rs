@@ -1,0 +1,68 @@
+//! The push consumer over RocketMQ: its lag shows what a held-back consumer
+//! owes and returns to zero once it has drained.
+
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use cityhub_core::testkit::{mq_client, TestEnv};
+use cityhub_platform::mq::consumer::{Ack, BatchHandler, Consumer, Delivery};
+use cityhub_platform::mq::publisher::{BatchConfig, BatchPublisher};
+use tokio::sync::watch;
+
+use cityhub_core::testkit::eventually;
+
+/// Holds every batch until the gate opens, then counts it.
+struct Gated {
+    open: watch::Receiver<bool>,
+    done: Arc<AtomicI64>,
+}
+
+impl BatchHandler for Gated {
+    async fn handle(&self, batch: Vec<Delivery>) -> Ack {
+        let _ = self.open.clone().wait_for(|open| *open).await;
+        self.done.fetch_add(batch.len() as i64, Ordering::Relaxed);
+        Ack::Done
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn consumer_lag_counts_what_is_held_back_and_drains_to_zero() {
+    let env = TestEnv::new();
+    let s = &env.settings.mq;
+    let producer = cityhub_platform::mq::start_producer(&mq_client(), s, &s.producer_group).await.unwrap();
+    cityhub_platform::mq::ensure_topic(&producer, &s.order_topic, s.topic_queues).await;
+    let (gate, open) = watch::channel(true);
+    let done = Arc::new(AtomicI64::new(0));
+    let handler = Arc::new(Gated { open, done: Arc::clone(&done) });
+    let consumer = Consumer::start(&mq_client(), s, &s.order_consumer_group, &s.order_topic, handler).await.unwrap();
+    let publisher = BatchPublisher::spawn(producer, s.order_topic.clone(), BatchConfig::from(s));
+
+    // Sequential single sends go round the queues: once these are consumed,
+    // the consumer has an offset on every queue.
+    let warm = 4 * i64::from(s.topic_queues);
+    for i in 0..warm {
+        publisher.publish(format!("w{i}"), b"warm".to_vec()).await.unwrap();
+    }
+    assert!(eventually(Duration::from_secs(60), || async { done.load(Ordering::Relaxed) == warm }).await);
+    let lag_is = |want: i64| {
+        let consumer = &consumer;
+        move || async move { consumer.lag(&s.order_topic).await.is_ok_and(|l| l == want) }
+    };
+    assert!(eventually(Duration::from_secs(10), lag_is(0)).await);
+
+    gate.send_replace(false);
+    let sent = 200;
+    for i in 0..sent {
+        publisher.publish(format!("m{i}"), b"held".to_vec()).await.unwrap();
+    }
+    // Every send was stored before `publish` returned, and none is consumed.
+    let held = eventually(Duration::from_secs(10), lag_is(sent)).await;
+    assert!(held, "lag of a held-back consumer: {:?}", consumer.lag(&s.order_topic).await);
+
+    gate.send_replace(true);
+    let drained = eventually(Duration::from_secs(60), lag_is(0)).await;
+    assert!(drained, "lag after the drain: {:?}", consumer.lag(&s.order_topic).await);
+    assert!(done.load(Ordering::Relaxed) >= warm + sent, "every message consumed");
+    consumer.shutdown().await;
+}

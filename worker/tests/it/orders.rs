@@ -1,0 +1,214 @@
+//! The order consumer over RocketMQ: idempotent on redelivery, parks only
+//! what a rule refuses (and what fails to its last delivery), retries every
+//! other failure, never writes an order whose reservation was released, and
+//! stores accepted orders even when Redis lost their reservations.
+
+use std::collections::HashSet;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use cityhub_core::kv::CityKeys;
+use cityhub_core::orders::OrderMessage;
+use cityhub_core::seckill::scripts::{self, Release};
+use cityhub_core::seckill::Outcome;
+use cityhub_core::testkit::{eventually, mq_client};
+
+use crate::harness::{Harness, DRAIN};
+
+fn order(order_id: u64, user_id: u64, voucher_id: u64) -> OrderMessage {
+    OrderMessage {
+        order_id,
+        user_id,
+        voucher_id,
+        pay_amount: 5000,
+        created_at_ms: cityhub_platform::now_ms(),
+        request_id: None,
+    }
+}
+
+/// `cityhub_accepted_orders_parked_total` over every kind, from this test's
+/// process (each test runs in a process of its own).
+fn parked_after_202() -> f64 {
+    let text = cityhub_platform::metrics::render(&cityhub_core::metrics::install());
+    text.lines()
+        .filter(|l| l.starts_with("cityhub_accepted_orders_parked_total{"))
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+        .sum()
+}
+
+/// Makes every insert into `orders` fail with a non-transient error
+/// (SQLSTATE 45000, MySQL error 1644).
+async fn break_order_inserts(h: &Harness) {
+    sqlx::raw_sql(
+        "CREATE TRIGGER orders_broken BEFORE INSERT ON orders FOR EACH ROW \
+         SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'injected fault'",
+    )
+    .execute(&h.db)
+    .await
+    .unwrap();
+}
+
+async fn repair_order_inserts(h: &Harness) {
+    sqlx::raw_sql("DROP TRIGGER orders_broken").execute(&h.db).await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_same_order_message_twice_stores_one_row_and_decrements_stock_once() {
+    let h = Harness::start(true, |_| {}).await;
+    let voucher = h.voucher(10).await;
+    let user = h.users(1).await[0];
+    let won = h.buy(user, voucher).await.unwrap();
+    assert_eq!(h.wait_for_orders(voucher, 1, DRAIN).await, 1);
+    let stats = h.worker.as_ref().unwrap().stats();
+    let redelivered_before = stats.redelivered.load(Ordering::Relaxed);
+
+    let (pay_amount, created_at): (u64, chrono::DateTime<chrono::Utc>) =
+        sqlx::query_as("SELECT pay_amount, created_at FROM orders WHERE id = ?")
+            .bind(won.order_id)
+            .fetch_one(&h.db)
+            .await
+            .unwrap();
+    let replay = OrderMessage {
+        created_at_ms: created_at.timestamp_millis() as u64,
+        pay_amount,
+        ..order(won.order_id, user, voucher)
+    };
+    let publisher = h.publisher().await;
+    for _ in 0..2 {
+        publisher.publish(won.order_id.to_string(), serde_json::to_vec(&replay).unwrap()).await.unwrap();
+    }
+
+    let replayed = || async { stats.redelivered.load(Ordering::Relaxed) >= redelivered_before + 2 };
+    assert!(eventually(DRAIN, replayed).await, "the worker never saw the replayed messages");
+    assert_eq!(h.order_count(voucher).await, 1);
+    assert_eq!(h.db_stock(voucher).await, 9);
+    assert_eq!(stats.stored.load(Ordering::Relaxed), 1);
+    h.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unusable_messages_are_parked_and_do_not_block_the_queue() {
+    let h = Harness::start(true, |_| {}).await;
+    let voucher = h.voucher(10).await;
+    let publisher = h.publisher().await;
+    // Unparsable, and an order whose reservation was released (its shopper got 503).
+    publisher.publish("junk".into(), b"{not json".to_vec()).await.unwrap();
+    assert_eq!(scripts::reserve(&h.kv, voucher, 7, 42).await.unwrap(), Outcome::Accepted);
+    assert_eq!(scripts::release(&h.kv, voucher, 7, 42).await.unwrap(), Release::Released);
+    publisher.publish("42".into(), serde_json::to_vec(&order(42, 7, voucher)).unwrap()).await.unwrap();
+    // A real order after them still goes through.
+    let user = h.users(1).await[0];
+    assert!(h.buy(user, voucher).await.is_ok());
+
+    assert_eq!(h.wait_for_orders(voucher, 1, DRAIN).await, 1);
+    assert!(eventually(DRAIN, || async { h.parked().await.len() == 2 }).await);
+    let mut rows = h.parked().await;
+    rows.sort_by(|a, b| a.kind.cmp(&b.kind));
+    assert_eq!((rows[0].kind.as_str(), rows[0].order_id, rows[0].accepted), ("revoked", Some(42), false));
+    assert_eq!(rows[1].kind, "unparsable", "{rows:?}");
+    let forged_rows: i64 =
+        sqlx::query_scalar("SELECT COUNT(*) FROM orders WHERE id = 42").fetch_one(&h.db).await.unwrap();
+    assert_eq!(forged_rows, 0);
+    assert_eq!(h.db_stock(voucher).await, 9);
+    assert_eq!(parked_after_202(), 0.0, "neither parked message had been accepted");
+    h.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_order_whose_insert_fails_after_confirm_is_stored_once_the_fault_clears() {
+    let h = Harness::start(true, |s| s.worker.db_attempts = 2).await;
+    let voucher = h.voucher(5).await;
+    let user = h.users(1).await[0];
+    break_order_inserts(&h).await;
+
+    let won = h.buy(user, voucher).await.unwrap();
+    let stats = h.worker.as_ref().unwrap().stats();
+    let retried = || async { stats.retried_batches.load(Ordering::Relaxed) >= 1 };
+    assert!(eventually(DRAIN, retried).await, "the failed batch was not handed back");
+    assert!(h.buyers(voucher).await[&user].ends_with(":c"), "the reservation was confirmed before the insert");
+    assert_eq!(h.order_count(voucher).await, 0);
+    assert!(h.parked().await.is_empty(), "a database error is not a reason to park");
+
+    repair_order_inserts(&h).await;
+    assert_eq!(h.wait_for_orders(voucher, 1, Duration::from_secs(90)).await, 1, "the redelivery stored it");
+    h.assert_invariants(voucher, &[won]).await;
+    h.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_message_failing_to_its_last_delivery_is_parked_counted_and_replayed_once_fixed() {
+    let h = Harness::start(true, |s| {
+        s.worker.db_attempts = 1;
+        s.mq.max_redeliveries = 1;
+    })
+    .await;
+    let voucher = h.voucher(5).await;
+    let user = h.users(1).await[0];
+    break_order_inserts(&h).await;
+
+    let won = h.buy(user, voucher).await.unwrap();
+    let landed = || async { !h.parked().await.is_empty() };
+    assert!(eventually(Duration::from_secs(90), landed).await, "the message never reached the parking lot");
+    let rows = h.parked().await;
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert_eq!((rows[0].kind.as_str(), rows[0].order_id, rows[0].accepted), ("gave_up", Some(won.order_id), true));
+    assert!(rows[0].reason.contains("injected fault"), "{}", rows[0].reason);
+    assert_eq!(parked_after_202(), 1.0, "an accepted order parked is counted for alerting");
+
+    repair_order_inserts(&h).await;
+    let producer = cityhub_platform::mq::start_producer(&mq_client(), &h.env.settings.mq, "replay").await.unwrap();
+    cityhub_platform::parking::replay(&h.db, &producer, rows[0].id).await.unwrap();
+    assert_eq!(h.wait_for_orders(voucher, 1, DRAIN).await, 1);
+    assert!(h.parked().await[0].replayed_at.is_some());
+    assert!(cityhub_platform::parking::replay(&h.db, &producer, rows[0].id).await.is_err(), "replayed only once");
+    h.assert_invariants(voucher, &[won]).await;
+    h.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_buyers_hash_lost_while_orders_are_in_flight_loses_no_accepted_order_and_oversells_nothing() {
+    let mut h = Harness::start(false, |_| {}).await;
+    let voucher = h.voucher(20).await;
+    let users = h.users(30).await;
+    let tries = futures::future::join_all(users.iter().map(|&u| h.buy(u, voucher))).await;
+    let sold: Vec<_> = tries.into_iter().filter_map(Result::ok).collect();
+    assert_eq!(sold.len(), 20);
+
+    // Redis loses the buyers (evicted, flushed, failed over) before the worker ran.
+    let _: () = redis::AsyncCommands::del(&mut h.kv.conn(), h.kv.keys.seckill_buyers(voucher)).await.unwrap();
+    h.start_worker().await;
+
+    assert_eq!(h.wait_for_orders(voucher, 20, DRAIN).await, 20);
+    let restored = || async { h.buyers(voucher).await.len() == 20 };
+    assert!(eventually(Duration::from_secs(30), restored).await, "buyer entries were not written back");
+    h.assert_invariants(voucher, &sold).await;
+    // The written-back entries still stop a second purchase.
+    assert!(h.buy(sold[0].user_id, voucher).await.is_err());
+    h.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_orders_forced_onto_one_id_are_both_visible_one_stored_one_parked_as_a_conflict() {
+    let h = Harness::start(true, |_| {}).await;
+    let voucher = h.voucher(5).await;
+    let users = h.users(2).await;
+    let (a, b) = (users[0], users[1]);
+    let id = 77_000_001;
+    assert_eq!(scripts::reserve(&h.kv, voucher, a, id).await.unwrap(), Outcome::Accepted);
+    assert_eq!(scripts::reserve(&h.kv, voucher, b, id).await.unwrap(), Outcome::Accepted);
+    let publisher = h.publisher().await;
+    publisher.publish(id.to_string(), serde_json::to_vec(&order(id, a, voucher)).unwrap()).await.unwrap();
+    publisher.publish(id.to_string(), serde_json::to_vec(&order(id, b, voucher)).unwrap()).await.unwrap();
+
+    assert_eq!(h.wait_for_orders(voucher, 1, DRAIN).await, 1);
+    assert!(eventually(DRAIN, || async { h.parked().await.len() == 1 }).await);
+    let owner: u64 =
+        sqlx::query_scalar("SELECT user_id FROM orders WHERE id = ?").bind(id).fetch_one(&h.db).await.unwrap();
+    let rows = h.parked().await;
+    assert_eq!((rows[0].kind.as_str(), rows[0].order_id, rows[0].accepted), ("id_conflict", Some(id), true));
+    let parked_order: OrderMessage = serde_json::from_slice(&rows[0].body).unwrap();
+    assert_eq!(HashSet::from([owner, parked_order.user_id]), HashSet::from([a, b]), "both orders are accounted for");
+    assert_eq!(parked_after_202(), 1.0);
+    assert_eq!(h.db_stock(voucher).await, 4, "the conflict took no stock");
+    h.shutdown().await;
+}
