@@ -14,6 +14,7 @@ use cityhub_core::seckill::{Class, SeckillError};
 use cityhub_core::shops::ShopError;
 use cityhub_core::vouchers::VoucherError;
 use cityhub_platform::cache::CacheError;
+use cityhub_platform::outbox::OutboxError;
 use serde::Serialize;
 
 /// The JSON body of every error response.
@@ -122,6 +123,7 @@ impl From<SeckillError> for ApiError {
         match (outcome.class(), err) {
             (Class::Conflict, _) => Self::Conflict { code, message },
             (Class::NotFound, _) => Self::NotFound { code, message },
+            (_, SeckillError::Limited(retry_after)) => Self::TooManyRequests { code, message, retry_after },
             (_, SeckillError::Redis(e)) => unavailable(Dependency::Redis, &e),
             (_, SeckillError::Cache(e)) => e.into(),
             (_, err) => {
@@ -161,7 +163,7 @@ impl From<OrderError> for ApiError {
     fn from(err: OrderError) -> Self {
         match err {
             OrderError::Redis(e) => unavailable(Dependency::Redis, &e),
-            OrderError::Db(e) => database(e),
+            OrderError::Db(e) | OrderError::Outbox(OutboxError::Db(e)) => database(e),
             other => Self::Internal(other.into()),
         }
     }

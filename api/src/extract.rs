@@ -97,13 +97,17 @@ where
     type Rejection = std::convert::Infallible;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
-        let Some(peer) = parts.extensions.get::<axum::extract::ConnectInfo<std::net::SocketAddr>>() else {
-            return Ok(Self("unknown".to_owned()));
-        };
-        let state = AppState::from_ref(state);
-        let forwarded = parts.headers.get_all("x-forwarded-for").iter().filter_map(|v| v.to_str().ok());
-        Ok(Self(client_ip(peer.0.ip(), forwarded, &state.trusted_proxies).to_string()))
+        Ok(Self(request_client_ip(parts, &AppState::from_ref(state))))
     }
+}
+
+/// The client IP of a request (see [`client_ip`]); `unknown` without connect info.
+pub fn request_client_ip(parts: &Parts, state: &AppState) -> String {
+    let Some(peer) = parts.extensions.get::<axum::extract::ConnectInfo<std::net::SocketAddr>>() else {
+        return "unknown".to_owned();
+    };
+    let forwarded = parts.headers.get_all("x-forwarded-for").iter().filter_map(|v| v.to_str().ok());
+    client_ip(peer.0.ip(), forwarded, &state.trusted_proxies).to_string()
 }
 
 /// The client: the socket's peer, unless the peer is a trusted proxy; then
@@ -130,7 +134,8 @@ pub fn client_ip<'a>(
     client
 }
 
-fn bearer(parts: &Parts) -> Option<&str> {
+/// The token of `Authorization: Bearer <token>`, if the header is one.
+pub fn bearer(parts: &Parts) -> Option<&str> {
     let value = parts.headers.get(AUTHORIZATION)?.to_str().ok()?;
     let (scheme, token) = value.split_once(' ')?;
     scheme.eq_ignore_ascii_case("bearer").then(|| token.trim()).filter(|t| !t.is_empty())

@@ -10,6 +10,7 @@
 pub mod error;
 pub mod extract;
 mod http_metrics;
+pub mod limits;
 pub mod routes;
 pub mod state;
 
@@ -42,6 +43,10 @@ fn drop_unacceptable_request_id<B>(mut req: Request<B>) -> Request<B> {
     req
 }
 
+/// The largest request body any route reads (every body of this API is a
+/// small JSON object); a larger one is refused before it is parsed.
+pub const BODY_LIMIT: usize = 16 * 1024;
+
 /// The OpenAPI document of every route.
 pub fn openapi() -> utoipa::openapi::OpenApi {
     routes::router().split_for_parts().1
@@ -54,6 +59,8 @@ pub fn router(state: AppState) -> Router {
         .fallback(error::not_found)
         .method_not_allowed_fallback(error::method_not_allowed)
         .layer(axum::middleware::from_fn(http_metrics::track))
+        .layer(axum::Extension(state.clone()))
+        .layer(axum::extract::DefaultBodyLimit::max(BODY_LIMIT))
         .with_state(state)
         .layer(
             tower::ServiceBuilder::new()

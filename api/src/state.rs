@@ -120,6 +120,7 @@ impl AppState {
             publisher,
             Duration::from_secs(settings.orders.pending_ttl_secs),
             Duration::from_millis(settings.seckill.sold_out_cache_ms),
+            settings.limits.seckill(),
         );
         let trusted_proxies = settings.http.trusted_proxies().context("http.trusted_proxies")?;
         Ok(Self(Arc::new(Services {

@@ -11,6 +11,7 @@ pub use cityhub_platform::config::{
     CacheSettings, ConfigError, DatabaseSettings, HttpSettings, IdSettings, LogSettings, MqSettings, OutboxSettings,
     RedisSettings, Secret,
 };
+use cityhub_platform::ratelimit::{Rules, Subject};
 use serde::{Deserialize, Serialize};
 
 /// Every default, in one place.
@@ -31,6 +32,7 @@ pub struct Settings {
     pub cache: CacheSettings,
     pub orders: OrderSettings,
     pub payments: PaymentSettings,
+    pub limits: LimitSettings,
     pub reconcile: ReconcileSettings,
     pub worker: WorkerSettings,
     pub outbox: OutboxSettings,
@@ -63,6 +65,35 @@ pub struct AuthSettings {
     pub strike_window_secs: u64,
     /// How long a phone or IP over a limit is locked out of login, seconds.
     pub lockout_secs: u64,
+}
+
+/// `[limits]`: each guarded route's rate limits, one line a route (the
+/// syntax is [`Rules`]'). The README's "Limits" table lists them.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LimitSettings {
+    /// Off: no route is limited (a load test from one machine).
+    pub enabled: bool,
+    /// `POST /vouchers/{id}/seckill`, per voucher; sliding windows by
+    /// `user`, `ip` or `global`, counted inside the seckill script.
+    pub seckill: Rules,
+    /// `POST /auth/code`.
+    pub login_code: Rules,
+    /// `POST /auth/login`.
+    pub login: Rules,
+    /// `POST /orders/{id}/pay`.
+    pub payment: Rules,
+}
+
+impl LimitSettings {
+    /// The seckill route's rules, if limits are on.
+    pub fn seckill(&self) -> Rules {
+        if self.enabled {
+            self.seckill.clone()
+        } else {
+            Rules::default()
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -212,6 +243,9 @@ impl Settings {
         }
         if self.orders.payment_timeout_secs == 0 || self.orders.close_every_secs == 0 || self.orders.close_batch == 0 {
             return invalid("orders.payment_timeout_secs / close_every_secs / close_batch", "must be positive");
+        }
+        if !self.limits.seckill.all_windows() || self.limits.seckill.counts_by(Subject::Phone) {
+            return invalid("limits.seckill", "sliding windows by user, ip or global only");
         }
         if self.reconcile.every_secs == 0 {
             return invalid("reconcile.every_secs", "must be positive");

@@ -15,6 +15,10 @@ pub trait CityKeys {
     /// Hash user id -> reservation: `<id>` reserved, `<id>:c` confirmed by the
     /// worker, `<id>:r` released (see `seckill::scripts`).
     fn seckill_buyers(&self, voucher_id: u64) -> String;
+    /// Sorted set with a TTL: one subject's recent seckill attempts on a
+    /// voucher (`subject` is `user`, `ip` or `global`), the window of
+    /// `limits.seckill`, counted by `seckill.lua`.
+    fn seckill_limit(&self, voucher_id: u64, subject: &str, value: &str) -> String;
     /// Set of the stock-release event ids `stock_release.lua` applied, so a
     /// redelivered event gives nothing back twice.
     fn seckill_released(&self, voucher_id: u64) -> String;
@@ -60,6 +64,10 @@ impl CityKeys for Keys {
 
     fn seckill_buyers(&self, voucher_id: u64) -> String {
         self.key(format_args!("seckill:{{{voucher_id}}}:buyers"))
+    }
+
+    fn seckill_limit(&self, voucher_id: u64, subject: &str, value: &str) -> String {
+        self.key(format_args!("seckill:{{{voucher_id}}}:limit:{subject}:{value}"))
     }
 
     fn seckill_released(&self, voucher_id: u64) -> String {

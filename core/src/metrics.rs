@@ -7,6 +7,8 @@ use metrics::describe_counter;
 use metrics_exporter_prometheus::PrometheusHandle;
 
 pub const SECKILL_REQUESTS: &str = "cityhub_seckill_requests_total";
+/// Requests refused by a route's rate limit, by `route`.
+pub const RATE_LIMITED: &str = "cityhub_rate_limited_total";
 pub const PARKED_ACCEPTED_ORDERS: &str = "cityhub_accepted_orders_parked_total";
 pub const RECONCILER_RUNS: &str = "cityhub_reconciler_runs_total";
 pub const RECONCILER_DIFFERENCES: &str = "cityhub_reconciler_differences_total";

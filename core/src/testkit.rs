@@ -19,8 +19,8 @@ use crate::kv::Kv;
 
 pub mod logs {
     //! Test logging: events go to the test's output and into an in-memory
-    //! buffer that tests search ([`contains`]), e.g. to follow a request id
-    //! from the API to the worker.
+    //! buffer that tests search ([`contains`], [`any`]), e.g. to follow a
+    //! request id from the API to the worker. Span fields are captured too.
 
     use std::fmt::Write as _;
     use std::sync::Mutex;
@@ -47,24 +47,52 @@ pub mod logs {
         }
     }
 
+    fn keep(line: Line) {
+        let mut lines = LINES.lock().unwrap_or_else(|p| p.into_inner());
+        if lines.len() < MAX_LINES {
+            lines.push(line.0);
+        }
+    }
+
     impl<S: tracing::Subscriber> Layer<S> for Capture {
         fn on_event(&self, event: &tracing::Event<'_>, _ctx: Context<'_, S>) {
             let mut line = Line(event.metadata().target().to_owned());
             event.record(&mut line);
-            let mut lines = LINES.lock().unwrap_or_else(|p| p.into_inner());
-            if lines.len() < MAX_LINES {
-                lines.push(line.0);
-            }
+            keep(line);
+        }
+
+        fn on_new_span(&self, attrs: &tracing::span::Attributes<'_>, _id: &tracing::span::Id, _ctx: Context<'_, S>) {
+            let mut line = Line(format!("{} span {}", attrs.metadata().target(), attrs.metadata().name()));
+            attrs.record(&mut line);
+            keep(line);
+        }
+
+        fn on_record(&self, _id: &tracing::span::Id, values: &tracing::span::Record<'_>, _ctx: Context<'_, S>) {
+            let mut line = Line("span record".to_owned());
+            values.record(&mut line);
+            keep(line);
         }
     }
 
     pub(super) fn init() {
-        let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("warn,cityhub=info"));
+        init_with("warn,cityhub=info");
+    }
+
+    /// Starts capturing with `filter` (unless `RUST_LOG` is set) if nothing
+    /// captures yet in this process; call it before [`super::TestEnv::new`]
+    /// to capture more than the default.
+    pub fn init_with(filter: &str) {
+        let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(filter));
         let _ = tracing_subscriber::registry()
             .with(filter)
             .with(tracing_subscriber::fmt::layer().with_test_writer())
             .with(Capture)
             .try_init();
+    }
+
+    /// True when some captured line satisfies `f`.
+    pub fn any(f: impl Fn(&str) -> bool) -> bool {
+        LINES.lock().unwrap_or_else(|p| p.into_inner()).iter().any(|l| f(l))
     }
 
     /// True when a captured event's target and fields contain every needle.
@@ -111,6 +139,9 @@ impl TestEnv {
         settings.mq.topic_queues = 4;
         settings.orders.release_topic = format!("cityhub_release_t{id}");
         settings.orders.release_group = format!("cityhub_release_t{id}");
+        // Tests fire many requests from one address on purpose; the limit
+        // tests turn limits back on.
+        settings.limits.enabled = false;
         Self { settings, id, db_name }
     }
 

@@ -13,10 +13,15 @@ use validator::{Validate, ValidationError};
 use crate::error::doc::{AuthErrors, InputErrors};
 use crate::error::ApiError;
 use crate::extract::{ClientIp, CurrentUser, Token, ValidJson};
+use crate::limits::{limited, Guarded};
 use crate::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(send_code)).routes(routes!(login)).routes(routes!(logout)).routes(routes!(me))
+    OpenApiRouter::new()
+        .merge(OpenApiRouter::new().routes(routes!(send_code)).route_layer(limited(Guarded::LoginCode)))
+        .merge(OpenApiRouter::new().routes(routes!(login)).route_layer(limited(Guarded::Login)))
+        .routes(routes!(logout))
+        .routes(routes!(me))
 }
 
 fn valid_phone(raw: &str) -> Result<(), ValidationError> {
@@ -49,7 +54,7 @@ pub struct CodeSent {
 /// (development) the code is written to the server log.
 #[utoipa::path(post, path = "/auth/code", tag = "auth", request_body = CodeRequest,
     responses((status = 200, description = "Code created", body = CodeSent), InputErrors,
-        (status = 429, description = "Too many codes or wrong tries for this phone or IP (`login_locked`); see `Retry-After`", body = crate::error::ErrorBody)))]
+        (status = 429, description = "Over `limits.login_code` (`rate_limited`), or too many codes or wrong tries for this phone or IP (`login_locked`); see `Retry-After`", body = crate::error::ErrorBody)))]
 #[tracing::instrument(skip_all)]
 async fn send_code(
     State(state): State<AppState>,
@@ -91,7 +96,7 @@ pub struct LoginResponse {
 /// way; wrong codes count towards a lockout of the phone and the IP.
 #[utoipa::path(post, path = "/auth/login", tag = "auth", request_body = LoginRequest,
     responses((status = 200, description = "Logged in", body = LoginResponse), InputErrors,
-        (status = 429, description = "Too many wrong codes for this phone or IP (`login_locked`); see `Retry-After`", body = crate::error::ErrorBody)))]
+        (status = 429, description = "Over `limits.login` (`rate_limited`), or too many wrong codes for this phone or IP (`login_locked`); see `Retry-After`", body = crate::error::ErrorBody)))]
 #[tracing::instrument(skip_all)]
 async fn login(
     State(state): State<AppState>,

@@ -2,6 +2,7 @@
 //! `POST /payments/callback` (the provider's signed result).
 
 use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::Json;
@@ -14,10 +15,13 @@ use utoipa_axum::routes;
 use crate::error::doc::AuthErrors;
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::{CurrentUser, PathId};
+use crate::limits::{limited, Guarded};
 use crate::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(pay)).routes(routes!(callback))
+    OpenApiRouter::new()
+        .merge(OpenApiRouter::new().routes(routes!(pay)).route_layer(limited(Guarded::Payment)))
+        .routes(routes!(callback))
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -40,6 +44,7 @@ pub struct PaymentStarted {
         AuthErrors,
         (status = 404, description = "No such order of the caller (`order_not_found`)", body = ErrorBody),
         (status = 409, description = "The order is paid, closed or refunded (`order_not_payable`)", body = ErrorBody),
+        (status = 429, description = "Over `limits.payment` (`rate_limited`); see `Retry-After`", body = ErrorBody),
         (status = 503, description = "A dependency is unavailable", body = ErrorBody)))]
 #[tracing::instrument(skip_all, fields(order_id = id, user_id = user.user_id))]
 async fn pay(
@@ -81,8 +86,9 @@ pub struct CallbackResult {
 async fn callback(
     State(state): State<AppState>,
     headers: HeaderMap,
-    body: Bytes,
+    body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<CallbackResult>, ApiError> {
+    let body = body.map_err(|e| ApiError::bad_request("invalid_body", e.body_text()))?;
     let sig = headers.get(signature::HEADER).map(|v| v.as_bytes());
     let cb = state.payments.verify(&body, sig)?;
     let applied = state.payments.apply(&cb).await?;

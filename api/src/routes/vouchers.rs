@@ -14,7 +14,7 @@ use validator::Validate;
 
 use crate::error::doc::{AuthErrors, InputErrors};
 use crate::error::{ApiError, ErrorBody};
-use crate::extract::{Admin, CurrentUser, PathId, ValidJson};
+use crate::extract::{Admin, ClientIp, CurrentUser, PathId, ValidJson};
 use crate::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
@@ -133,15 +133,17 @@ pub struct SeckillAccepted {
         AuthErrors,
         (status = 404, description = "No such seckill voucher (`voucher_not_found`)", body = ErrorBody),
         (status = 409, description = "`sold_out`, `already_bought`, `sale_not_started` or `sale_ended`", body = ErrorBody),
+        (status = 429, description = "Over `limits.seckill` for this user or IP (`rate_limited`); see `Retry-After`", body = ErrorBody),
         (status = 503, description = "The order queue or cache is unavailable; nothing was reserved", body = ErrorBody)))]
 #[tracing::instrument(skip_all, fields(voucher_id = id, user_id = user.user_id))]
 async fn seckill(
     CurrentUser(user): CurrentUser,
     PathId(id): PathId,
+    ClientIp(ip): ClientIp,
     State(state): State<AppState>,
     headers: HeaderMap,
 ) -> Result<(StatusCode, Json<SeckillAccepted>), ApiError> {
     let request_id = headers.get(crate::REQUEST_ID).and_then(|v| v.to_str().ok()).map(str::to_owned);
-    let accepted = state.seckill.attempt(user.user_id, id, request_id).await?;
+    let accepted = state.seckill.attempt(user.user_id, id, ip, request_id).await?;
     Ok((StatusCode::ACCEPTED, Json(SeckillAccepted { order_id: accepted.order_id.to_string(), status: "queued" })))
 }

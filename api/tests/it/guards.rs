@@ -7,7 +7,7 @@ use cityhub_core::testkit::TestEnv;
 use cityhub_platform::ratelimit::{self, Decision, Limit};
 use serde_json::Value;
 
-use crate::app::TestApp;
+use crate::app::{Options, TestApp};
 
 /// Every admin operation of the document (so new ones are covered): 401
 /// without a token or with one that is not valid, 403 with a shopper's.
@@ -42,7 +42,7 @@ async fn every_admin_route_answers_401_without_a_valid_token_and_403_to_a_shoppe
 async fn decide_all(kv: &cityhub_core::kv::Kv, key: &str, limit: Limit, n: usize) -> Vec<Decision> {
     let checks = (0..n).map(|_| {
         let (kv, key) = (kv.clone(), key.to_owned());
-        tokio::spawn(async move { ratelimit::check(&kv, &key, limit).await.unwrap() })
+        tokio::spawn(async move { ratelimit::check(&kv, &[(key, limit)]).await.unwrap() })
     });
     futures::future::join_all(checks).await.into_iter().map(Result::unwrap).collect()
 }
@@ -51,7 +51,7 @@ async fn decide_all(kv: &cityhub_core::kv::Kv, key: &str, limit: Limit, n: usize
 async fn a_sliding_window_passes_n_of_n_plus_one_at_once_and_never_more_than_n_in_any_window() {
     let env = TestEnv::new();
     let kv = env.kv().await;
-    let limit = Limit::Window { window_ms: 1000, limit: 5 };
+    let limit = Limit::Window { window_ms: 1000, max: 5 };
     let key = format!("{}limit:test:burst", kv.keys.prefix());
     let burst = Instant::now();
     let decisions = decide_all(&kv, &key, limit, 6).await;
@@ -75,7 +75,7 @@ async fn a_sliding_window_passes_n_of_n_plus_one_at_once_and_never_more_than_n_i
     let mut passed = Vec::new();
     while passed.len() < 12 && start.elapsed() < Duration::from_secs(30) {
         let sent = start.elapsed();
-        if ratelimit::check(&kv, &key, limit).await.unwrap() == Decision::Pass {
+        if ratelimit::check(&kv, &[(key.clone(), limit)]).await.unwrap() == Decision::Pass {
             passed.push((sent, start.elapsed()));
         }
         tokio::time::sleep(Duration::from_millis(10)).await;
@@ -139,4 +139,190 @@ async fn x_forwarded_for_names_the_client_only_behind_a_trusted_proxy() {
         assert!(keys[0].ends_with(&format!(":ip:{counted}")), "trusted {trusted:?}: {keys:?}");
         app.shutdown().await;
     }
+}
+
+/// A limited answer: 429, `rate_limited`, and a `Retry-After` within the window.
+fn assert_limited(status: u16, retry_after: Option<u64>, body: &Value, window_secs: u64) {
+    assert_eq!((status, body["code"].as_str()), (429, Some("rate_limited")), "{body}");
+    assert!(retry_after.is_some_and(|s| (1..=window_secs).contains(&s)), "Retry-After {retry_after:?}");
+}
+
+async fn post(app: &TestApp, path: &str, token: Option<&str>, body: Value) -> (u16, Option<u64>, Value) {
+    let mut req = app.http.post(app.url(path)).json(&body);
+    if let Some(token) = token {
+        req = req.bearer_auth(token);
+    }
+    let r = req.send().await.unwrap();
+    let retry_after = r.headers().get("retry-after").and_then(|v| v.to_str().ok()).and_then(|v| v.parse().ok());
+    (r.status().as_u16(), retry_after, r.json().await.unwrap_or(Value::Null))
+}
+
+async fn rate_limited_total(app: &TestApp, route: &str) -> u64 {
+    let text = app.http.get(app.ops_url("/metrics")).send().await.unwrap().text().await.unwrap();
+    let prefix = format!("cityhub_rate_limited_total{{route=\"{route}\"}} ");
+    text.lines().find_map(|l| l.strip_prefix(&prefix)).map_or(0, |v| v.trim().parse().unwrap())
+}
+
+/// The seckill route's limits are counted inside its script, per voucher:
+/// a user's attempts past `user` and everyone's past `ip` are refused with
+/// 429 before any check of the sale, reserve nothing, and are not counted
+/// against the other limit.
+#[tokio::test]
+async fn seckill_attempts_past_the_user_or_ip_window_get_429_and_reserve_nothing() {
+    let app = TestApp::spawn_with(Options { worker: false }, |s| {
+        s.limits.enabled = true;
+        s.limits.seckill = "user: 3 per 60s; ip: 5 per 60s".parse().unwrap();
+    })
+    .await;
+    let voucher = app.on_sale(10).await;
+    let users = app.users(4).await;
+    let path = format!("/vouchers/{voucher}/seckill");
+    let first = &users[0].1;
+    let answers =
+        futures::future::join_all((0..5).map(|_| post(&app, &path, Some(first), serde_json::json!({})))).await;
+    let mut statuses: Vec<u16> = answers.iter().map(|a| a.0).collect();
+    statuses.sort_unstable();
+    assert_eq!(statuses, [202, 409, 409, 429, 429], "{answers:?}");
+    for (status, retry_after, body) in answers.iter().filter(|a| a.0 == 429) {
+        assert_limited(*status, *retry_after, body, 60);
+    }
+    // Three attempts from this IP so far: two more users fit, the next does not.
+    for (_, token) in &users[1..3] {
+        assert_eq!(app.seckill(token, voucher).await.0, 202);
+    }
+    let (status, retry_after, body) = post(&app, &path, Some(&users[3].1), serde_json::json!({})).await;
+    assert_limited(status, retry_after, &body, 60);
+    assert_eq!(app.redis_stock(voucher).await, 7, "three won, nothing else reserved");
+    assert_eq!(app.buyers(voucher).await.len(), 3);
+    assert_eq!(rate_limited_total(&app, "seckill").await, 3);
+    app.shutdown().await;
+}
+
+/// Code requests past the phone's window get 429 and send no new code; the
+/// IP's window counts every phone.
+#[tokio::test]
+async fn code_requests_past_the_phone_or_ip_window_get_429_and_send_nothing() {
+    let app = TestApp::spawn_with(Options { worker: false }, |s| {
+        s.limits.enabled = true;
+        s.limits.login_code = "phone: 1 per 60s; ip: 3 per 60s".parse().unwrap();
+    })
+    .await;
+    let code_of = |phone: &str| {
+        let key = cityhub_core::kv::CityKeys::login_code(&app.kv.keys, phone);
+        let mut conn = app.kv.conn();
+        async move { redis::AsyncCommands::get::<_, Option<String>>(&mut conn, key).await.unwrap() }
+    };
+    let phone = |p: &str| serde_json::json!({ "phone": p });
+    assert_eq!(post(&app, "/auth/code", None, phone("13800000101")).await.0, 200);
+    let sent = code_of("13800000101").await;
+    assert!(sent.is_some());
+    let (status, retry_after, body) = post(&app, "/auth/code", None, phone("13800000101")).await;
+    assert_limited(status, retry_after, &body, 60);
+    assert_eq!(code_of("13800000101").await, sent, "no new code");
+    for p in ["13800000102", "13800000103"] {
+        assert_eq!(post(&app, "/auth/code", None, phone(p)).await.0, 200);
+    }
+    let (status, retry_after, body) = post(&app, "/auth/code", None, phone("13800000104")).await;
+    assert_limited(status, retry_after, &body, 60);
+    assert_eq!(code_of("13800000104").await, None);
+    assert_eq!(rate_limited_total(&app, "login_code").await, 2);
+    app.shutdown().await;
+}
+
+/// Payments take tokens from the user's bucket: a full bucket lets its
+/// capacity through at once, the next waits for a token.
+#[tokio::test]
+async fn payment_requests_past_the_users_bucket_get_429() {
+    let app = TestApp::spawn_with(Options { worker: false }, |s| {
+        s.limits.enabled = true;
+        s.limits.payment = "user: bucket 2 at 0.1/s".parse().unwrap();
+    })
+    .await;
+    let users = app.users(2).await;
+    let pay = |token: &str| {
+        let (app, token) = (&app, token.to_owned());
+        async move { post(app, "/orders/123456789/pay", Some(&token), serde_json::json!({})).await }
+    };
+    for _ in 0..2 {
+        assert_eq!(pay(&users[0].1).await.0, 404, "no such order, but within the bucket");
+    }
+    let (status, retry_after, body) = pay(&users[0].1).await;
+    assert_limited(status, retry_after, &body, 10);
+    assert_eq!(pay(&users[1].1).await.0, 404, "another user has a bucket of their own");
+    // Without a valid session nothing is counted by user: the handler answers 401.
+    assert_eq!(pay("not-a-token").await.0, 401);
+    app.shutdown().await;
+}
+
+/// A body over the limit is refused before it is parsed or checked (400
+/// `invalid_body`; under the limit these bodies get 422 or 401).
+#[tokio::test]
+async fn bodies_over_the_limit_are_refused_before_they_are_parsed() {
+    let app = TestApp::spawn_without_worker().await;
+    let big = serde_json::json!({ "phone": "1".repeat(cityhub_api::BODY_LIMIT) }).to_string();
+    for path in ["/auth/code", "/auth/login", "/payments/callback"] {
+        let r = app
+            .http
+            .post(app.url(path))
+            .header("content-type", "application/json")
+            .body(big.clone())
+            .send()
+            .await
+            .unwrap();
+        let status = r.status().as_u16();
+        let body: Value = r.json().await.unwrap_or(Value::Null);
+        assert_eq!((status, body["code"].as_str()), (400, Some("invalid_body")), "{path}: {body}");
+    }
+    app.shutdown().await;
+}
+
+/// No token, login code or callback secret reaches the logs: a run through
+/// login, an authenticated read, an admin call, a seckill, a payment and its
+/// signed callback, and logout, logged at debug, then every captured event
+/// and span field is searched for each.
+#[tokio::test]
+async fn no_token_code_or_secret_reaches_the_logs() {
+    cityhub_core::testkit::logs::init_with("info,cityhub=debug,tower_http=debug,sqlx=debug");
+    let app = TestApp::spawn_with(Options { worker: true }, |s| {
+        s.payments.callback_url = "http://127.0.0.1:9/".into();
+    })
+    .await;
+    let phone = "13800000111";
+    let r = app.http.post(app.url("/auth/code")).json(&serde_json::json!({ "phone": phone })).send().await.unwrap();
+    assert_eq!(r.status(), 200);
+    let key = cityhub_core::kv::CityKeys::login_code(&app.kv.keys, phone);
+    let code: String = redis::AsyncCommands::get(&mut app.kv.conn(), key).await.unwrap();
+    let r = app
+        .http
+        .post(app.url("/auth/login"))
+        .json(&serde_json::json!({ "phone": phone, "code": code }))
+        .send()
+        .await
+        .unwrap();
+    let token = r.json::<Value>().await.unwrap()["token"].as_str().unwrap().to_owned();
+    assert_eq!(app.get_at(&app.base, "/users/me", Some(&token)).await.0, 200);
+    let admin = app.admin_token();
+    let voucher = app.on_sale(5).await;
+    let (status, won) = app.seckill(&token, voucher).await;
+    assert_eq!(status, 202, "{won}");
+    let order: u64 = won["order_id"].as_str().unwrap().parse().unwrap();
+    app.wait_for_orders(voucher, 1, std::time::Duration::from_secs(30)).await;
+    assert_eq!(app.pay(&token, order).await.0, 202);
+    assert_eq!(app.paid_callback("secret-run-1", order, 1).await.0, 200);
+    assert_eq!(app.admin_close(Some(&admin), order).await.0, 200);
+    let r = app.http.post(app.url("/auth/logout")).bearer_auth(&token).send().await.unwrap();
+    assert_eq!(r.status(), 204);
+    let secret = app.env.settings.payments.callback_secret.expose().to_owned();
+    app.shutdown().await;
+
+    assert!(
+        cityhub_core::testkit::logs::any(|l| l.contains("order paid") || l.contains("refunded")),
+        "nothing captured"
+    );
+    for (what, needle) in [("token", token.as_str()), ("admin token", admin.as_str()), ("secret", secret.as_str())] {
+        assert!(!cityhub_core::testkit::logs::any(|l| l.contains(needle)), "the {what} is in the logs");
+    }
+    // The code is six digits: look for it as a number of its own.
+    let as_number = |l: &str| l.split(|c: char| !c.is_ascii_digit()).any(|n| n == code);
+    assert!(!cityhub_core::testkit::logs::any(as_number), "the login code is in the logs");
 }

@@ -38,7 +38,7 @@ async fn a_reservation_left_without_a_message_becomes_an_order_after_one_run_pas
     let user = users[0].0;
     // What a dying API leaves: the script ran, the message never went out.
     let order = OrderIds::unleased(77).next_id().unwrap();
-    assert_eq!(scripts::reserve(&app.kv, voucher, user, order).await.unwrap(), Outcome::Accepted);
+    assert_eq!(scripts::reserve(&app.kv, voucher, user, order, &[]).await.unwrap().0, Outcome::Accepted);
 
     let early = reconcile(&app, voucher).await;
     assert_eq!((early["verdict"].as_str(), early["in_flight"].as_i64()), (Some("consistent"), Some(1)), "{early}");

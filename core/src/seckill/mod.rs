@@ -39,6 +39,7 @@ use std::time::Duration;
 use cityhub_platform::cache::CacheError;
 use cityhub_platform::ids::{IdError, OrderIds};
 use cityhub_platform::mq::publisher::{BatchPublisher, PublishError};
+use cityhub_platform::ratelimit::{Limit, Rules, Subject};
 use redis::AsyncCommands;
 use tokio_util::task::TaskTracker;
 
@@ -62,6 +63,9 @@ pub enum SeckillError {
     /// ended, unknown voucher).
     #[error("{}", .0.message())]
     Refused(Outcome),
+    /// Over the route's rate limit; a retry can pass after this long.
+    #[error("{}", Outcome::RateLimited.message())]
+    Limited(Duration),
     #[error("the order queue is unavailable")]
     QueueUnavailable(#[source] PublishError),
     #[error("order ids cannot be issued right now")]
@@ -78,6 +82,7 @@ impl SeckillError {
     pub fn outcome(&self) -> Outcome {
         match self {
             SeckillError::Refused(outcome) => *outcome,
+            SeckillError::Limited(_) => Outcome::RateLimited,
             SeckillError::QueueUnavailable(_) => Outcome::QueueUnavailable,
             SeckillError::Ids(_) => Outcome::IdsUnavailable,
             SeckillError::Redis(_) | SeckillError::Cache(_) => Outcome::CacheUnavailable,
@@ -94,6 +99,8 @@ pub struct Seckill {
     ids: Arc<OrderIds>,
     publisher: BatchPublisher,
     pending_ttl: Duration,
+    /// The route's limits (`limits.seckill`), counted by the reserve script.
+    limits: Rules,
     /// Every decision and background release in flight, for [`Seckill::drain`].
     tasks: TaskTracker,
 }
@@ -106,21 +113,24 @@ impl Seckill {
         publisher: BatchPublisher,
         pending_ttl: Duration,
         sold_out_for: Duration,
+        limits: Rules,
     ) -> Self {
         for outcome in Outcome::ALL {
             metrics::counter!(crate::metrics::SECKILL_REQUESTS, "outcome" => outcome.label()).increment(0);
         }
         let sold_out = (!sold_out_for.is_zero())
             .then(|| moka::sync::Cache::builder().max_capacity(100_000).time_to_live(sold_out_for).build());
-        Self { sold_out, kv, vouchers, ids, publisher, pending_ttl, tasks: TaskTracker::new() }
+        Self { sold_out, kv, vouchers, ids, publisher, pending_ttl, limits, tasks: TaskTracker::new() }
     }
 
-    /// Tries to win voucher `voucher_id` for `user_id` (see the module doc),
-    /// counting the outcome in `cityhub_seckill_requests_total`.
+    /// Tries to win voucher `voucher_id` for `user_id`, whose client is at
+    /// `ip` (see the module doc), counting the outcome in
+    /// `cityhub_seckill_requests_total`.
     pub async fn attempt(
         self: &Arc<Self>,
         user_id: u64,
         voucher_id: u64,
+        ip: String,
         request_id: Option<String>,
     ) -> Result<Accepted, SeckillError> {
         let outcome = if self.sold_out.as_ref().is_some_and(|c| c.contains_key(&voucher_id)) {
@@ -129,11 +139,14 @@ impl Seckill {
             // A shopper hanging up cannot stop it between the reservation
             // and the publish or the release.
             let this = Arc::clone(self);
-            cityhub_platform::join(self.tasks.spawn(async move { this.decide(user_id, voucher_id, request_id).await }))
-                .await
+            let decision = async move { this.decide(user_id, voucher_id, &ip, request_id).await };
+            cityhub_platform::join(self.tasks.spawn(decision)).await
         };
         let label = outcome.as_ref().map_or_else(SeckillError::outcome, |_| Outcome::Accepted).label();
         metrics::counter!(crate::metrics::SECKILL_REQUESTS, "outcome" => label).increment(1);
+        if let Err(SeckillError::Limited(_)) = outcome {
+            metrics::counter!(crate::metrics::RATE_LIMITED, "route" => "seckill").increment(1);
+        }
         outcome
     }
 
@@ -148,12 +161,14 @@ impl Seckill {
         self: &Arc<Self>,
         user_id: u64,
         voucher_id: u64,
+        ip: &str,
         request_id: Option<String>,
     ) -> Result<Accepted, SeckillError> {
         let details = self.vouchers.details(voucher_id).await.map_err(SeckillError::Cache)?;
         let details = details.ok_or(SeckillError::Refused(Outcome::UnknownVoucher))?;
         let order_id = self.ids.next_id().map_err(SeckillError::Ids)?;
-        let reserved = match scripts::reserve(&self.kv, voucher_id, user_id, order_id).await {
+        let windows = self.windows(voucher_id, user_id, ip);
+        let reserved = match scripts::reserve(&self.kv, voucher_id, user_id, order_id, &windows).await {
             Ok(reserved) => reserved,
             Err(err) => {
                 // The script may have run and only its reply been lost.
@@ -162,9 +177,10 @@ impl Seckill {
             }
         };
         match reserved {
-            Outcome::Accepted => {}
-            Outcome::UnknownVoucher => return Err(SeckillError::Refused(without_keys(&details))),
-            refused => {
+            (Outcome::Accepted, _) => {}
+            (Outcome::RateLimited, retry_after) => return Err(SeckillError::Limited(retry_after)),
+            (Outcome::UnknownVoucher, _) => return Err(SeckillError::Refused(without_keys(&details))),
+            (refused, _) => {
                 if let (Outcome::SoldOut, Some(c)) = (refused, &self.sold_out) {
                     c.insert(voucher_id, ());
                 }
@@ -208,6 +224,23 @@ impl Seckill {
                 Err(SeckillError::QueueUnavailable(err))
             }
         }
+    }
+
+    /// The windows the reserve script counts this attempt in: one per rule
+    /// of `limits.seckill`, keyed under the voucher's hash tag.
+    fn windows(&self, voucher_id: u64, user_id: u64, ip: &str) -> Vec<scripts::Window> {
+        let mut windows = Vec::new();
+        for rule in self.limits.iter() {
+            let Limit::Window { window_ms, max } = rule.limit else { continue };
+            let value = match rule.by {
+                Subject::User => user_id.to_string(),
+                Subject::Ip => ip.to_owned(),
+                Subject::Global => "all".to_owned(),
+                Subject::Phone => continue,
+            };
+            windows.push((self.kv.keys.seckill_limit(voucher_id, rule.by.as_str(), &value), window_ms, max));
+        }
+        windows
     }
 
     /// Releases exactly `order_id`, retrying a few times at once; if Redis

@@ -12,6 +12,8 @@ pub enum Outcome {
     NotStarted,
     Ended,
     UnknownVoucher,
+    /// Over the route's rate limit (`limits.seckill`): nothing reserved.
+    RateLimited,
     /// The broker did not take the order; the reservation was released.
     QueueUnavailable,
     /// No order-id lease is held right now.
@@ -30,18 +32,21 @@ pub enum Class {
     /// The request conflicts with the sale's state.
     Conflict,
     NotFound,
+    /// Too many attempts; retry later.
+    TooMany,
     /// A dependency is down; nothing was reserved.
     Unavailable,
 }
 
 impl Outcome {
-    pub const ALL: [Outcome; 10] = [
+    pub const ALL: [Outcome; 11] = [
         Outcome::Accepted,
         Outcome::SoldOut,
         Outcome::AlreadyBought,
         Outcome::NotStarted,
         Outcome::Ended,
         Outcome::UnknownVoucher,
+        Outcome::RateLimited,
         Outcome::QueueUnavailable,
         Outcome::IdsUnavailable,
         Outcome::CacheUnavailable,
@@ -49,7 +54,7 @@ impl Outcome {
     ];
 
     /// The outcome `seckill.lua` returned `code` for (0 accepted, 1 sold out,
-    /// 2 already bought, 3 not started, 4 ended, 5 unknown voucher).
+    /// 2 already bought, 3 not started, 4 ended, 5 unknown voucher, 6 over a limit).
     pub fn from_script(code: i64) -> Option<Self> {
         Some(match code {
             0 => Outcome::Accepted,
@@ -58,6 +63,7 @@ impl Outcome {
             3 => Outcome::NotStarted,
             4 => Outcome::Ended,
             5 => Outcome::UnknownVoucher,
+            6 => Outcome::RateLimited,
             _ => return None,
         })
     }
@@ -71,6 +77,7 @@ impl Outcome {
             Outcome::NotStarted => "not_started",
             Outcome::Ended => "ended",
             Outcome::UnknownVoucher => "unknown_voucher",
+            Outcome::RateLimited => "rate_limited",
             Outcome::QueueUnavailable => "publish_failed",
             Outcome::IdsUnavailable => "ids_unavailable",
             Outcome::CacheUnavailable => "error",
@@ -87,6 +94,7 @@ impl Outcome {
             Outcome::NotStarted => "sale_not_started",
             Outcome::Ended => "sale_ended",
             Outcome::UnknownVoucher => "voucher_not_found",
+            Outcome::RateLimited => "rate_limited",
             Outcome::QueueUnavailable => "order_queue_unavailable",
             Outcome::IdsUnavailable => "order_ids_unavailable",
             Outcome::CacheUnavailable => "cache_unavailable",
@@ -103,6 +111,7 @@ impl Outcome {
             Outcome::NotStarted => "the sale has not started",
             Outcome::Ended => "the sale has ended",
             Outcome::UnknownVoucher => "no such seckill voucher",
+            Outcome::RateLimited => "too many attempts; nothing was reserved, retry later",
             Outcome::QueueUnavailable => "orders cannot be queued right now; nothing was reserved, try again",
             Outcome::IdsUnavailable => "orders cannot be numbered right now; nothing was reserved, try again",
             Outcome::CacheUnavailable => "the cache is unavailable; try again",
@@ -115,6 +124,7 @@ impl Outcome {
             Outcome::Accepted => Class::Success,
             Outcome::SoldOut | Outcome::AlreadyBought | Outcome::NotStarted | Outcome::Ended => Class::Conflict,
             Outcome::UnknownVoucher => Class::NotFound,
+            Outcome::RateLimited => Class::TooMany,
             Outcome::QueueUnavailable | Outcome::IdsUnavailable | Outcome::CacheUnavailable | Outcome::SalePaused => {
                 Class::Unavailable
             }
@@ -131,10 +141,10 @@ mod tests {
         let labels: std::collections::HashSet<_> = Outcome::ALL.iter().map(|o| o.label()).collect();
         let codes: std::collections::HashSet<_> = Outcome::ALL.iter().map(|o| o.code()).collect();
         assert_eq!((labels.len(), codes.len()), (Outcome::ALL.len(), Outcome::ALL.len()));
-        for code in 0..=5 {
+        for code in 0..=6 {
             let outcome = Outcome::from_script(code).unwrap();
             assert_eq!(Outcome::ALL.iter().position(|o| *o == outcome), Some(code as usize));
         }
-        assert_eq!(Outcome::from_script(6), None);
+        assert_eq!(Outcome::from_script(7), None);
     }
 }

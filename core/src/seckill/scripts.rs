@@ -8,13 +8,16 @@
 //! the hash, so it outlives any message the broker may still deliver).
 
 use std::sync::LazyLock;
+use std::time::Duration;
 
 use redis::Script;
 
 use super::Outcome;
 use crate::kv::{CityKeys, Kv};
 
-static RESERVE: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../../lua/seckill.lua")));
+static RESERVE: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(&format!("{}\n{}", cityhub_platform::ratelimit::LUA, include_str!("../../../lua/seckill.lua")))
+});
 static RELEASE: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../../lua/seckill_release.lua")));
 static CONFIRM: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../../lua/seckill_confirm.lua")));
 static RESTORE: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../../lua/seckill_restore.lua")));
@@ -36,12 +39,31 @@ fn unexpected(script: &'static str, code: i64) -> redis::RedisError {
     redis::RedisError::from((redis::ErrorKind::Parse, script, format!("unexpected result {code}")))
 }
 
-/// Runs `seckill.lua`: window, stock and one-per-user checks, then decrement
-/// and record `user -> order`, atomically. Answers one of the outcomes a
-/// script decides (`Accepted` to `UnknownVoucher`).
-pub async fn reserve(kv: &Kv, voucher_id: u64, user_id: u64, order_id: u64) -> redis::RedisResult<Outcome> {
-    let code = for_one_buyer(&RESERVE, kv, voucher_id, user_id, order_id).await?;
-    Outcome::from_script(code).ok_or_else(|| unexpected("seckill.lua", code))
+/// A sliding window `seckill.lua` counts the attempt in: key, window (ms),
+/// most attempts in it.
+pub type Window = (String, u64, u32);
+
+/// Runs `seckill.lua`: the shopper's `windows` (the route's limits), then
+/// the sale window, one-per-user and stock checks, then decrement and record
+/// `user -> order`, atomically. Answers the outcome the script decided
+/// (`Accepted` to `RateLimited`) and, when limited, how long until a retry
+/// could pass.
+pub async fn reserve(
+    kv: &Kv,
+    voucher_id: u64,
+    user_id: u64,
+    order_id: u64,
+    windows: &[Window],
+) -> redis::RedisResult<(Outcome, Duration)> {
+    let mut invocation = RESERVE.prepare_invoke();
+    invocation.key(kv.keys.seckill_voucher(voucher_id)).key(kv.keys.seckill_buyers(voucher_id));
+    invocation.arg(user_id).arg(order_id);
+    for (key, window_ms, max) in windows {
+        invocation.key(key).arg(window_ms).arg(max);
+    }
+    let (code, wait_ms): (i64, i64) = invocation.invoke_async(&mut kv.conn()).await?;
+    let outcome = Outcome::from_script(code).ok_or_else(|| unexpected("seckill.lua", code))?;
+    Ok((outcome, Duration::from_millis(wait_ms.max(0) as u64)))
 }
 
 /// Runs a script over KEYS (voucher hash, buyers hash) and ARGV (user, order).

@@ -54,6 +54,14 @@ impl Keys {
         self.key(format_args!("cache:invalidations"))
     }
 
+    /// Sorted set (sliding window) or hash (token bucket) with a TTL: the
+    /// requests of one subject (`user`, `ip`, ...: `value`) against one
+    /// route's limit. The route is the hash tag, so one request's keys are
+    /// counted together in one script on Redis Cluster too.
+    pub fn rate_limit(&self, route: &str, subject: &str, value: &str) -> String {
+        self.key(format_args!("limit:{{{route}}}:{subject}:{value}"))
+    }
+
     /// Bitmap: the Bloom filter `name`; bit 0 is set once it holds every item.
     pub fn bloom(&self, name: &str) -> String {
         self.key(format_args!("bloom:{name}"))

@@ -11,6 +11,10 @@
 //!   back) and they are published again.
 //! - A failed publish backs off exponentially (`attempts`, `next_attempt_at`).
 //! - Published rows are purged after the retention period.
+//! - The relay's transaction is READ COMMITTED: it holds its claimed rows
+//!   across a publish, and under REPEATABLE READ its scans would also hold
+//!   gap locks that block (and deadlock with) the business transactions
+//!   inserting new events meanwhile.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::time::Duration;
@@ -64,7 +68,9 @@ impl Relay {
 
     /// One round: claim, publish, mark (see the module doc).
     pub async fn run_once(&self) -> Result<Round, sqlx::Error> {
-        let mut tx = self.db.begin().await?;
+        let mut conn = self.db.acquire().await?;
+        sqlx::Executor::execute(&mut *conn, "SET TRANSACTION ISOLATION LEVEL READ COMMITTED").await?;
+        let mut tx = sqlx::Connection::begin(&mut *conn).await?;
         let rows: Vec<Row> = sqlx::query_as(
             "SELECT id, topic, msg_key, payload, attempts FROM outbox \
              WHERE published_at IS NULL AND next_attempt_at <= CURRENT_TIMESTAMP(3) \

@@ -50,6 +50,7 @@ impl Harness {
             publisher,
             Duration::from_secs(s.orders.pending_ttl_secs),
             Duration::ZERO,
+            s.limits.seckill(),
         );
         let mut harness = Self { env, db, kv, seckill: Arc::new(seckill), worker: None, lease: Some(lease) };
         if worker {
@@ -95,7 +96,7 @@ impl Harness {
 
     /// One seckill request of `user`, as the API makes it.
     pub async fn buy(&self, user_id: u64, voucher: u64) -> Result<Accepted, SeckillError> {
-        let won = self.seckill.attempt(user_id, voucher, None).await?;
+        let won = self.seckill.attempt(user_id, voucher, "127.0.0.1".into(), None).await?;
         Ok(Accepted { order_id: won.order_id, user_id })
     }
 

@@ -93,7 +93,7 @@ async fn unusable_messages_are_parked_and_do_not_block_the_queue() {
     let publisher = h.publisher().await;
     // Unparsable, and an order whose reservation was released (its shopper got 503).
     publisher.publish("junk".into(), b"{not json".to_vec()).await.unwrap();
-    assert_eq!(scripts::reserve(&h.kv, voucher, 7, 42).await.unwrap(), Outcome::Accepted);
+    assert_eq!(scripts::reserve(&h.kv, voucher, 7, 42, &[]).await.unwrap().0, Outcome::Accepted);
     assert_eq!(scripts::release(&h.kv, voucher, 7, 42).await.unwrap(), Release::Released);
     publisher.publish("42".into(), serde_json::to_vec(&order(42, 7, voucher)).unwrap()).await.unwrap();
     // A real order after them still goes through.
@@ -194,8 +194,8 @@ async fn two_orders_forced_onto_one_id_are_both_visible_one_stored_one_parked_as
     let users = h.users(2).await;
     let (a, b) = (users[0], users[1]);
     let id = 77_000_001;
-    assert_eq!(scripts::reserve(&h.kv, voucher, a, id).await.unwrap(), Outcome::Accepted);
-    assert_eq!(scripts::reserve(&h.kv, voucher, b, id).await.unwrap(), Outcome::Accepted);
+    assert_eq!(scripts::reserve(&h.kv, voucher, a, id, &[]).await.unwrap().0, Outcome::Accepted);
+    assert_eq!(scripts::reserve(&h.kv, voucher, b, id, &[]).await.unwrap().0, Outcome::Accepted);
     let publisher = h.publisher().await;
     publisher.publish(id.to_string(), serde_json::to_vec(&order(id, a, voucher)).unwrap()).await.unwrap();
     publisher.publish(id.to_string(), serde_json::to_vec(&order(id, b, voucher)).unwrap()).await.unwrap();

@@ -1,0 +1,135 @@
+//! Route rate limits (`[limits]` in config): a route picks its limit with one
+//! line, `.route_layer(limited(Guarded::Login))`, and the layer counts each
+//! request against that route's [`Rules`] in Redis (one script call) before
+//! the handler runs. Over a limit: 429 `rate_limited`, `Retry-After`, and
+//! `cityhub_rate_limited_total{route}`; nothing else happens.
+//!
+//! The seckill route is limited inside its own script instead (the same
+//! rules, no second round trip; see `cityhub_core::seckill`), so it is not here.
+//!
+//! Subjects: `user` counts a valid session's user (a request without one is
+//! not counted by user; the handler answers 401), `ip` the client IP (see
+//! [`crate::extract::client_ip`]), `phone` the `phone` field of the JSON
+//! body (read here, and handed on to the handler unchanged), `global` every
+//! request. If Redis cannot be reached the request is let through (logged):
+//! the routes behind a limit need Redis themselves and answer 503.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use cityhub_core::auth::Phone;
+use cityhub_core::config::LimitSettings;
+use cityhub_platform::ratelimit::{self, Decision, Rules, Subject};
+
+use crate::error::ApiError;
+use crate::extract::{bearer, request_client_ip};
+use crate::state::AppState;
+
+/// The routes with a limit of their own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Guarded {
+    /// `POST /auth/code`.
+    LoginCode,
+    /// `POST /auth/login`.
+    Login,
+    /// `POST /orders/{id}/pay`.
+    Payment,
+}
+
+impl Guarded {
+    /// The route's name in keys and metrics.
+    pub fn name(self) -> &'static str {
+        match self {
+            Guarded::LoginCode => "login_code",
+            Guarded::Login => "login",
+            Guarded::Payment => "payment",
+        }
+    }
+
+    /// Its rules (none when limits are off).
+    pub fn rules(self, limits: &LimitSettings) -> Option<&Rules> {
+        let rules = match self {
+            Guarded::LoginCode => &limits.login_code,
+            Guarded::Login => &limits.login,
+            Guarded::Payment => &limits.payment,
+        };
+        (limits.enabled && !rules.is_empty()).then_some(rules)
+    }
+}
+
+type Enforce = fn(State<Guarded>, Request, Next) -> Pin<Box<dyn Future<Output = Response> + Send>>;
+
+/// The layer that limits `route`.
+pub fn limited(route: Guarded) -> axum::middleware::FromFnLayer<Enforce, Guarded, (State<Guarded>, Request)> {
+    let enforce: Enforce = |s, r, n| Box::pin(enforce(s, r, n));
+    axum::middleware::from_fn_with_state(route, enforce)
+}
+
+/// Bodies read to find a phone are at most this long (the login bodies are tiny).
+const PHONE_BODY_LIMIT: usize = 4096;
+
+async fn enforce(State(route): State<Guarded>, req: Request, next: Next) -> Response {
+    let Some(state) = req.extensions().get::<AppState>().cloned() else {
+        return next.run(req).await;
+    };
+    let Some(rules) = route.rules(&state.settings.limits) else {
+        return next.run(req).await;
+    };
+    let (parts, body) = req.into_parts();
+    let (body, phone) = if rules.counts_by(Subject::Phone) {
+        match axum::body::to_bytes(body, PHONE_BODY_LIMIT).await {
+            Ok(bytes) => {
+                let phone = phone_in(&bytes);
+                (Body::from(bytes), phone)
+            }
+            Err(_) => return ApiError::bad_request("invalid_body", "the body is too large").into_response(),
+        }
+    } else {
+        (body, None)
+    };
+    let mut counted = Vec::new();
+    for rule in rules.iter() {
+        let value = match rule.by {
+            Subject::Global => Some("all".to_owned()),
+            Subject::Ip => Some(request_client_ip(&parts, &state)),
+            Subject::User => match bearer(&parts) {
+                Some(token) => state.auth.authenticate(token).await.ok().flatten().map(|s| s.user_id.to_string()),
+                None => None,
+            },
+            Subject::Phone => phone.clone(),
+        };
+        if let Some(value) = value {
+            counted.push((state.kv.keys.rate_limit(route.name(), rule.by.as_str(), &value), rule.limit));
+        }
+    }
+    match ratelimit::check(&state.kv, &counted).await {
+        Ok(Decision::Pass) => next.run(Request::from_parts(parts, body)).await,
+        Ok(Decision::Refuse { retry_after }) => {
+            metrics::counter!(cityhub_core::metrics::RATE_LIMITED, "route" => route.name()).increment(1);
+            ApiError::TooManyRequests {
+                code: "rate_limited",
+                message: "too many requests; retry later".into(),
+                retry_after,
+            }
+            .into_response()
+        }
+        Err(err) => {
+            tracing::warn!(route = route.name(), error = %err, "rate limit not checked: Redis unavailable");
+            next.run(Request::from_parts(parts, body)).await
+        }
+    }
+}
+
+/// The valid phone number in a JSON body's `phone` field, if any.
+fn phone_in(body: &[u8]) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct WithPhone {
+        phone: String,
+    }
+    let raw = axum::Json::<WithPhone>::from_bytes(body).ok()?.0.phone;
+    Phone::parse(&raw).map(|p| p.as_str().to_owned())
+}
