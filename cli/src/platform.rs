@@ -8,7 +8,7 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
-use cityhub_core::config::Settings;
+use cityhub_core::config::{LimitSettings, Settings};
 use tokio::process::{Child, Command};
 
 /// Where the binaries are: `CITYHUB_BIN_DIR`, else beside this executable
@@ -110,6 +110,13 @@ pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).expect("free port")
 }
 
+/// A second API instance (see [`Platform::start_second_api`]).
+pub struct SecondApi {
+    pub base: String,
+    pub process: Process,
+    pub limits: LimitSettings,
+}
+
 /// The API and the worker, started with `settings` (whose `http.addr`,
 /// `http.metrics_addr` and `worker.metrics_addr` get free ports).
 pub struct Platform {
@@ -144,6 +151,19 @@ impl Platform {
         wait_ready(&mut worker, &url, Duration::from_secs(60)).await?;
         self.worker = Some(worker);
         Ok(())
+    }
+
+    /// Another API instance on the same services, with `limits` in place of
+    /// the platform's; the caller stops it.
+    pub async fn start_second_api(&self, limits: LimitSettings) -> anyhow::Result<SecondApi> {
+        let mut settings = self.settings.clone();
+        settings.http.addr = format!("127.0.0.1:{}", free_port());
+        settings.http.metrics_addr = format!("127.0.0.1:{}", free_port());
+        settings.limits = limits;
+        let base = format!("http://{}", settings.http.addr);
+        let mut process = spawn("cityhub-api", &settings, &self.logs.join("api-2.log"))?;
+        wait_ready(&mut process, &format!("{base}/readyz"), Duration::from_secs(60)).await?;
+        Ok(SecondApi { base, process, limits: settings.limits })
     }
 
     pub async fn stop_worker(&mut self) -> anyhow::Result<()> {

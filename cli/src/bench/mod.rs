@@ -6,6 +6,10 @@
 //! - P1 flash-sale path: seckill req/s under `wrk` while the stock sells out
 //!   early (most requests are rejections) over `redis-benchmark` EVALSHA/s of
 //!   the same script, same connection count, on the sold-out voucher.
+//!   The same stampede on a second API instance whose rate limits are on
+//!   (`limits`, as configured, forced on) over P1: the limiter's cost. The
+//!   first instance runs without limits, so P2 and P4 measure the order
+//!   path, not a per-IP limit on one load generator.
 //! - P2 accepted path: orders/s from the first HTTP request to the last order
 //!   in MySQL when every request wins (and the worker's drain time), over
 //!   what its stages allow in a row, each measured alone in the round
@@ -82,6 +86,8 @@ pub struct Round {
     p1_evalsha_rps: f64,
     p1_ratio: f64,
     p1_p99_ms: f64,
+    p1_limited_rps: f64,
+    p1_limited_ratio: f64,
     p2_orders_per_s: f64,
     p2_drain_s: f64,
     p2_p99_ms: f64,
@@ -120,8 +126,12 @@ pub async fn run(base: &Settings, args: &Args) -> anyhow::Result<()> {
     settings.mq.order_consumer_group = format!("cityhub_bench_worker_{id}");
     settings.log.filter = "warn".into();
     settings.database.migrate = true;
+    let mut limits = settings.limits.clone();
+    limits.enabled = true;
+    settings.limits.enabled = false;
 
     let mut platform = Platform::start(settings, &args.logs).await?;
+    let limited = platform.start_second_api(limits).await?;
     let settings = platform.settings.clone();
     let db = cityhub_platform::db::connect(&settings.database).await?;
     let kv = cityhub_core::kv::connect(&settings.redis).await?;
@@ -133,10 +143,12 @@ pub async fn run(base: &Settings, args: &Args) -> anyhow::Result<()> {
     for round in 0..args.rounds {
         eprintln!("round {}/{}", round + 1, args.rounds);
         let offset = 10_000_000 * (round as u64 + 1);
-        rounds.push(one_round(&mut platform, &db, &kv, &mq.client(), args, api_pid, offset, hot_shop).await?);
+        let apis = Apis { plain: platform.base(), limited: limited.base.clone() };
+        rounds.push(one_round(&mut platform, &apis, &db, &kv, &mq.client(), args, api_pid, offset, hot_shop).await?);
     }
     mq.shutdown().await;
     let peak = rss_mb(api_pid, "VmHWM").unwrap_or(0.0);
+    limited.process.stop().await?;
     platform.stop().await?;
     sqlx::query(&format!("DROP DATABASE IF EXISTS `cityhub_bench_{id}`")).execute(&db).await?;
 
@@ -146,6 +158,7 @@ pub async fn run(base: &Settings, args: &Args) -> anyhow::Result<()> {
             "rounds": args.rounds, "p1_seconds": args.p1_seconds, "p3_seconds": args.p3_seconds, "p1_load": "wrk -t2", "p1_users": args.p1_users,
             "connections": args.connections, "orders": args.orders, "accepted_concurrency": args.accepted_concurrency,
             "evalsha_calls": args.evalsha_calls, "batch_max": settings.mq.batch_max,
+            "p1_limited": limited.limits.seckill.to_string(),
             "batch_linger_ms": settings.mq.batch_linger_ms, "consume_batch_max": settings.mq.consume_batch_max,
             "profile": if cfg!(debug_assertions) { "debug" } else { "release" },
         }),
@@ -177,9 +190,49 @@ async fn create_hot_shop(api: &str, settings: &Settings) -> anyhow::Result<u64> 
     Ok(id)
 }
 
+/// The two API instances: without limits, and with them.
+struct Apis {
+    plain: String,
+    limited: String,
+}
+
+/// One P1 stampede on `api` and its checks (see the module doc).
+async fn p1(
+    api: &str,
+    settings: &Settings,
+    db: &MySqlPool,
+    kv: &Kv,
+    plan: &Plan,
+    users: &[cityhub_core::auth::Issued],
+    args: &Args,
+) -> anyhow::Result<(tools::Wrk, u64, Vec<invariants::Check>)> {
+    let voucher = flash_sale::create_voucher(settings, plan).await?;
+    let w = tools::wrk(api, voucher, users, args).await?;
+    // wrk stops with requests in flight, which the API may still accept
+    // unseen: wait for what Redis sold, and check the 202s wrk saw
+    // (Scope::Partial). wrk cannot tell which user a response answered, so
+    // each order's user is the buyer Redis recorded for it (0 if none, which
+    // fails the check).
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let left: i64 = redis::AsyncCommands::hget(&mut kv.conn(), kv.keys.seckill_voucher(voucher), "stock").await?;
+    let sold = (i64::from(plan.stock) - left).max(0) as usize;
+    flash_sale::drain(db, voucher, sold, Duration::from_secs(60), true).await?;
+    let state = invariants::load(db, kv, voucher).await?;
+    let buyer_of: std::collections::HashMap<u64, u64> =
+        state.buyers.iter().filter_map(|(user, entry)| Some((entry.split(':').next()?.parse().ok()?, *user))).collect();
+    let accepted: Vec<Accepted> = w
+        .accepted
+        .iter()
+        .map(|&order_id| Accepted { order_id, user_id: buyer_of.get(&order_id).copied().unwrap_or(0) })
+        .collect();
+    let checks = invariants::check(&accepted, &state, Scope::Partial);
+    Ok((w, voucher, checks))
+}
+
 #[allow(clippy::too_many_arguments)]
 async fn one_round(
     platform: &mut Platform,
+    apis: &Apis,
     db: &MySqlPool,
     kv: &Kv,
     mq: &std::sync::Arc<cityhub_platform::mq::ClientRuntime>,
@@ -202,35 +255,15 @@ async fn one_round(
         quiet: true,
     };
 
-    // P1: a stampede (wrk) that sells out early, then the script alone.
-    let p1 = plan(args.p1_users, 0, args.connections, 100, offset);
-    let p1_voucher = flash_sale::create_voucher(&settings, &p1).await?;
-    let p1_users = crate::users::create(&auth, p1.user_offset, p1.users).await?;
+    // P1: a stampede (wrk) that sells out early, then the script alone;
+    // then the same stampede on the instance with limits.
+    let p1_plan = plan(args.p1_users, 0, args.connections, 100, offset);
+    let p1_users = crate::users::create(&auth, p1_plan.user_offset, p1_plan.users).await?;
     let rss_start = rss_mb(api_pid, "VmRSS").unwrap_or(0.0);
-    let w = tools::wrk(&api, p1_voucher, &p1_users, args).await?;
+    let (w, p1_voucher, p1_checks) = p1(&apis.plain, &settings, db, kv, &p1_plan, &p1_users, args).await?;
     let rss_end = rss_mb(api_pid, "VmRSS").unwrap_or(0.0);
-    // wrk stops with requests in flight, which the API may still accept
-    // unseen: wait for what Redis sold, and check the 202s wrk saw
-    // (Scope::Partial). wrk cannot tell which user a response answered, so
-    // each order's user is the buyer Redis recorded for it (0 if none, which
-    // fails the check).
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    let left: i64 = redis::AsyncCommands::hget(&mut kv.conn(), kv.keys.seckill_voucher(p1_voucher), "stock").await?;
-    let sold = (i64::from(p1.stock) - left).max(0) as usize;
-    flash_sale::drain(db, p1_voucher, sold, Duration::from_secs(60), true).await?;
-    let p1_state = invariants::load(db, kv, p1_voucher).await?;
-    let buyer_of: std::collections::HashMap<u64, u64> = p1_state
-        .buyers
-        .iter()
-        .filter_map(|(user, entry)| Some((entry.split(':').next()?.parse().ok()?, *user)))
-        .collect();
-    let p1_accepted: Vec<Accepted> = w
-        .accepted
-        .iter()
-        .map(|&order_id| Accepted { order_id, user_id: buyer_of.get(&order_id).copied().unwrap_or(0) })
-        .collect();
-    let p1_checks = invariants::check(&p1_accepted, &p1_state, Scope::Partial);
     let evalsha = tools::redis_benchmark(&settings, kv, p1_voucher, args).await?;
+    let (wl, _, limited_checks) = p1(&apis.limited, &settings, db, kv, &p1_plan, &p1_users, args).await?;
     let p1_rps = w.rps;
 
     // P3: one hot shop from L1 against the API's most trivial route.
@@ -255,14 +288,15 @@ async fn one_round(
     let p2_stages =
         Stages { evalsha: stages::accepted_evalsha(&settings, kv, args).await?, send, drain, insert: raw_rate };
 
-    let failed: Vec<String> = [("P1", &p1_checks), ("P2", &p2_report.checks), ("P4", &p4_checks)]
-        .iter()
-        .flat_map(|(run, checks)| {
-            checks.iter().filter(|c| !c.pass).map(move |c| format!("{run} {}: {}", c.name, c.detail))
-        })
-        .chain((w.errors > 0).then(|| format!("P1: {} socket errors", w.errors)))
-        .chain((s4.errors + p2_report.errors > 0).then(|| "P2/P4: requests failed".to_owned()))
-        .collect();
+    let failed: Vec<String> =
+        [("P1", &p1_checks), ("P1 limited", &limited_checks), ("P2", &p2_report.checks), ("P4", &p4_checks)]
+            .iter()
+            .flat_map(|(run, checks)| {
+                checks.iter().filter(|c| !c.pass).map(move |c| format!("{run} {}: {}", c.name, c.detail))
+            })
+            .chain((w.errors + wl.errors > 0).then(|| format!("P1: {} socket errors", w.errors + wl.errors)))
+            .chain((s4.errors + p2_report.errors > 0).then(|| "P2/P4: requests failed".to_owned()))
+            .collect();
     for f in &failed {
         eprintln!("FAIL {f}");
     }
@@ -272,6 +306,8 @@ async fn one_round(
         p1_evalsha_rps: evalsha,
         p1_ratio: p1_rps / evalsha,
         p1_p99_ms: w.p99_ms,
+        p1_limited_rps: wl.rps,
+        p1_limited_ratio: wl.rps / p1_rps,
         p2_orders_per_s: p2_report.orders_per_second,
         p2_drain_s: p2_report.drain_seconds,
         p2_p99_ms: p2_report.p99_ms,

@@ -31,9 +31,15 @@ async fn the_benchmark_command_runs_at_a_tiny_size_and_writes_its_report() {
         .unwrap();
     assert!(out.status.success(), "bench failed:\n{}", String::from_utf8_lossy(&out.stderr));
     let report = std::fs::read_to_string(&md).unwrap();
-    for figure in
-        ["P1 flash-sale path", "P2 accepted path", "P3 shop read", "P4 worker insert rate", "P5 API RSS", "Invariants"]
-    {
+    for figure in [
+        "P1 flash-sale path",
+        "P1 with rate limits",
+        "P2 accepted path",
+        "P3 shop read",
+        "P4 worker insert rate",
+        "P5 API RSS",
+        "Invariants",
+    ] {
         assert!(report.contains(figure), "{figure} missing from:\n{report}");
     }
     let data: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
@@ -41,6 +47,7 @@ async fn the_benchmark_command_runs_at_a_tiny_size_and_writes_its_report() {
     for key in [
         "p1_seckill_rps",
         "p1_evalsha_rps",
+        "p1_limited_rps",
         "p2_orders_per_s",
         "p3_shop_rps",
         "p3_trivial_rps",
