@@ -57,7 +57,7 @@ impl Guarded {
             Guarded::Login => &limits.login,
             Guarded::Payment => &limits.payment,
         };
-        (limits.enabled && !rules.is_empty()).then_some(rules)
+        Some(limits.in_force(rules)).filter(|r| !r.is_empty())
     }
 }
 

@@ -86,13 +86,19 @@ pub struct LimitSettings {
 }
 
 impl LimitSettings {
-    /// The seckill route's rules, if limits are on.
-    pub fn seckill(&self) -> Rules {
+    /// `rules` (one of this section's routes) while limits are on, else none.
+    pub fn in_force<'a>(&self, rules: &'a Rules) -> &'a Rules {
+        static NONE: Rules = Rules(Vec::new());
         if self.enabled {
-            self.seckill.clone()
+            rules
         } else {
-            Rules::default()
+            &NONE
         }
+    }
+
+    /// The seckill route's rules in force.
+    pub fn seckill(&self) -> Rules {
+        self.in_force(&self.seckill).clone()
     }
 }
 
