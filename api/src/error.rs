@@ -12,6 +12,7 @@ use cityhub_core::payments::PayError;
 use cityhub_core::reconcile::ReconcileError;
 use cityhub_core::seckill::{Class, SeckillError};
 use cityhub_core::shops::ShopError;
+use cityhub_core::social::SocialError;
 use cityhub_core::vouchers::VoucherError;
 use cityhub_platform::cache::CacheError;
 use cityhub_platform::outbox::OutboxError;
@@ -41,6 +42,9 @@ pub enum ApiError {
     /// 403: valid credentials without the right.
     #[error("not allowed")]
     Forbidden,
+    /// 403 with its own code (e.g. the other user blocked the caller).
+    #[error("{message}")]
+    Refused { code: &'static str, message: String },
     /// 404: no such resource (or not yours).
     #[error("{message}")]
     NotFound { code: &'static str, message: String },
@@ -84,6 +88,7 @@ impl ApiError {
             Self::Unauthorized => (StatusCode::UNAUTHORIZED, "unauthorized"),
             Self::Unauthenticated { code, .. } => (StatusCode::UNAUTHORIZED, code),
             Self::Forbidden => (StatusCode::FORBIDDEN, "forbidden"),
+            Self::Refused { code, .. } => (StatusCode::FORBIDDEN, code),
             Self::NotFound { code, .. } => (StatusCode::NOT_FOUND, code),
             Self::Conflict { code, .. } => (StatusCode::CONFLICT, code),
             Self::Unprocessable { code, .. } => (StatusCode::UNPROCESSABLE_ENTITY, code),
@@ -225,6 +230,22 @@ impl From<CacheError> for ApiError {
     }
 }
 
+impl From<SocialError> for ApiError {
+    fn from(err: SocialError) -> Self {
+        let message = err.to_string();
+        match err {
+            SocialError::Myself => Self::unprocessable("self_relation", message),
+            SocialError::UnknownUser => Self::not_found("user_not_found", message),
+            SocialError::BlockedByThem => Self::Refused { code: "blocked_by_user", message },
+            SocialError::BlockedByMe => Self::conflict("user_blocked", message),
+            SocialError::Rebuilding => Self::Unavailable { code: "list_rebuilding", message },
+            SocialError::Db(e) | SocialError::Outbox(OutboxError::Db(e)) => database(e),
+            SocialError::Redis(e) => unavailable(Dependency::Redis, &e),
+            SocialError::Outbox(e) => Self::Internal(e.into()),
+        }
+    }
+}
+
 /// A service the API depends on.
 #[derive(Debug, Clone, Copy)]
 enum Dependency {
@@ -311,5 +332,42 @@ pub mod doc {
         /// No or invalid bearer token (`unauthorized`).
         #[response(status = 401)]
         Unauthorized(ErrorBody),
+    }
+
+    /// The errors every social write may answer besides 401.
+    #[derive(utoipa::IntoResponses)]
+    pub enum WriteErrors {
+        /// Malformed id (`invalid_path`).
+        #[response(status = 400)]
+        BadRequest(ErrorBody),
+        /// No such user (`user_not_found`).
+        #[response(status = 404)]
+        NotFound(ErrorBody),
+        /// The caller's own id (`self_relation`).
+        #[response(status = 422)]
+        Myself(ErrorBody),
+        /// Over `limits.follow` (`rate_limited`).
+        #[response(status = 429)]
+        Limited(ErrorBody),
+        /// A dependency is unavailable.
+        #[response(status = 503)]
+        Unavailable(ErrorBody),
+    }
+
+    /// The errors a read of another user's lists may answer besides 401.
+    #[derive(utoipa::IntoResponses)]
+    pub enum ReadErrors {
+        /// Malformed id or query (`invalid_path`, `invalid_query`).
+        #[response(status = 400)]
+        BadRequest(ErrorBody),
+        /// No such user (`user_not_found`).
+        #[response(status = 404)]
+        NotFound(ErrorBody),
+        /// A query value outside its range (`validation_failed`).
+        #[response(status = 422)]
+        Invalid(ErrorBody),
+        /// A dependency is unavailable (`list_rebuilding`: another reader is rebuilding the list).
+        #[response(status = 503)]
+        Unavailable(ErrorBody),
     }
 }

@@ -38,6 +38,8 @@ pub enum Guarded {
     Login,
     /// `POST /orders/{id}/pay`.
     Payment,
+    /// `PUT`/`DELETE /users/{id}/follow` and `/users/{id}/block`.
+    Follow,
 }
 
 impl Guarded {
@@ -47,6 +49,7 @@ impl Guarded {
             Guarded::LoginCode => "login_code",
             Guarded::Login => "login",
             Guarded::Payment => "payment",
+            Guarded::Follow => "follow",
         }
     }
 
@@ -56,6 +59,7 @@ impl Guarded {
             Guarded::LoginCode => &limits.login_code,
             Guarded::Login => &limits.login,
             Guarded::Payment => &limits.payment,
+            Guarded::Follow => &limits.follow,
         };
         Some(limits.in_force(rules)).filter(|r| !r.is_empty())
     }

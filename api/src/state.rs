@@ -12,6 +12,7 @@ use cityhub_core::payments::{Payments, Provider};
 use cityhub_core::reconcile::Reconciler;
 use cityhub_core::seckill::Seckill;
 use cityhub_core::shops::Shops;
+use cityhub_core::social::Social;
 use cityhub_core::vouchers::Vouchers;
 use cityhub_platform::cache::Caches;
 use cityhub_platform::ids::NodeLease;
@@ -47,6 +48,7 @@ pub struct Services {
     pub auth: Auth,
     pub vouchers: Vouchers,
     pub shops: Shops,
+    pub social: Social,
     pub seckill: Arc<Seckill>,
     pub payments: Payments,
     pub reconciler: Reconciler,
@@ -96,6 +98,7 @@ impl AppState {
             let (shops, stop) = (shops.clone(), stop.clone());
             async move { shops.record_visits(visits, stop).await }
         });
+        let social = Social::new(db.clone(), kv.clone(), &settings.social, &settings.cache);
         let lifecycle = Lifecycle::new(db.clone(), kv.clone(), &settings.orders);
         let provider = Provider::new(&settings.payments);
         let payments = Payments::new(
@@ -132,6 +135,7 @@ impl AppState {
             kv,
             vouchers,
             shops,
+            social,
             seckill: Arc::new(seckill),
             payments,
             reconciler,

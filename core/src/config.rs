@@ -34,6 +34,7 @@ pub struct Settings {
     pub payments: PaymentSettings,
     pub limits: LimitSettings,
     pub reconcile: ReconcileSettings,
+    pub social: SocialSettings,
     pub worker: WorkerSettings,
     pub outbox: OutboxSettings,
     pub log: LogSettings,
@@ -83,6 +84,8 @@ pub struct LimitSettings {
     pub login: Rules,
     /// `POST /orders/{id}/pay`.
     pub payment: Rules,
+    /// `PUT`/`DELETE /users/{id}/follow` and `/users/{id}/block`, one budget.
+    pub follow: Rules,
 }
 
 impl LimitSettings {
@@ -180,6 +183,35 @@ pub struct ReconcileSettings {
     pub recent_secs: u64,
 }
 
+/// `[social]`: the follow flow, its lists and its correction job.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SocialSettings {
+    /// Topic of follow events (written through the outbox).
+    pub follow_topic: String,
+    /// Consumer group that applies follow events.
+    pub follow_group: String,
+    /// A list with at least this many entries has its first page kept in
+    /// process memory.
+    pub hot_list_min: u64,
+    /// How long such a first page is served from memory, ms.
+    pub hot_page_ttl_ms: u64,
+    /// Most first pages kept in memory per process.
+    pub hot_pages_max: u64,
+    /// How long a user's computed recommendations are kept, seconds.
+    pub recommendations_ttl_secs: u64,
+    /// Most recommendations computed per user.
+    pub recommendations_max: u32,
+    /// How often the worker's count correction runs, seconds.
+    pub count_check_secs: u64,
+    /// Each run rechecks the users whose relations changed this recently, seconds.
+    pub count_recent_secs: u64,
+    /// ... and this many other users, in id order, so everyone is rechecked slowly.
+    pub count_sweep_batch: u32,
+    /// How long applied follow events are remembered against redelivery, days.
+    pub dedup_retention_days: u32,
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct WorkerSettings {
@@ -252,6 +284,19 @@ impl Settings {
         }
         if !self.limits.seckill.all_windows() || self.limits.seckill.counts_by(Subject::Phone) {
             return invalid("limits.seckill", "sliding windows by user, ip or global only");
+        }
+        let social = &self.social;
+        if social.hot_page_ttl_ms == 0
+            || social.hot_pages_max == 0
+            || social.recommendations_ttl_secs == 0
+            || social.recommendations_max == 0
+            || social.count_check_secs == 0
+            || social.dedup_retention_days == 0
+        {
+            return invalid("social.*", "TTLs, sizes, count_check_secs and dedup_retention_days must be positive");
+        }
+        if social.follow_topic.is_empty() || social.follow_group.is_empty() {
+            return invalid("social.follow_topic / social.follow_group", "must not be empty");
         }
         if self.reconcile.every_secs == 0 {
             return invalid("reconcile.every_secs", "must be positive");

@@ -33,6 +33,18 @@ pub trait CityKeys {
     /// HyperLogLog of the signed-in users who read a shop on one day (UTC),
     /// expiring `shops.uv_retention_days` after it.
     fn shop_visitors(&self, shop_id: u64, day: chrono::NaiveDate) -> String;
+    /// Sorted set: one of a user's follow lists (`list` is `followings` or
+    /// `followers`), member the other user's id, score the follow time in ms,
+    /// plus the marker `-` at 0 that says it was built from MySQL (see
+    /// `social::lists`). Written by `social_apply.lua`, rebuilt by readers.
+    fn follow_list(&self, user_id: u64, list: &str) -> String;
+    /// String with a TTL: the lock of whoever rebuilds a follow list.
+    fn follow_list_lock(&self, user_id: u64, list: &str) -> String;
+    /// Hash `followers`, `followings`: a user's counts, written by the follow
+    /// consumer and the count correction, filled by readers when missing.
+    fn follow_counts(&self, user_id: u64) -> String;
+    /// String (JSON) with a TTL: a user's computed recommendations.
+    fn recommendations(&self, user_id: u64) -> String;
     /// String: the login code sent to a phone, with a TTL.
     fn login_code(&self, phone: &str) -> String;
     /// String: JSON session behind a bearer token, under the token's
@@ -88,6 +100,22 @@ impl CityKeys for Keys {
 
     fn shop_visitors(&self, shop_id: u64, day: chrono::NaiveDate) -> String {
         self.key(format_args!("shop:{{{shop_id}}}:uv:{}", day.format("%Y%m%d")))
+    }
+
+    fn follow_list(&self, user_id: u64, list: &str) -> String {
+        self.key(format_args!("social:{{{user_id}}}:{list}"))
+    }
+
+    fn follow_list_lock(&self, user_id: u64, list: &str) -> String {
+        self.key(format_args!("social:{{{user_id}}}:{list}:lock"))
+    }
+
+    fn follow_counts(&self, user_id: u64) -> String {
+        self.key(format_args!("social:{{{user_id}}}:counts"))
+    }
+
+    fn recommendations(&self, user_id: u64) -> String {
+        self.key(format_args!("social:{{{user_id}}}:recommendations"))
     }
 
     fn login_code(&self, phone: &str) -> String {

@@ -10,7 +10,8 @@ pub use crate::keys::CityKeys;
 pub async fn connect(settings: &cityhub_platform::config::RedisSettings) -> redis::RedisResult<Kv> {
     let scripts: Vec<&redis::Script> = crate::seckill::scripts::all()
         .into_iter()
-        .chain([crate::auth::guard::script(), crate::shops::geo::script()])
+        .chain([crate::auth::guard::script(), crate::shops::geo::script(), crate::social::projection::script()])
+        .chain(crate::social::lists::scripts())
         .collect();
     Kv::connect(settings, &scripts).await
 }

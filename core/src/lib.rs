@@ -15,6 +15,8 @@
 //! - [`reconcile`]: compares a voucher's Redis state with MySQL and repairs drift.
 //! - [`shops`]: shops read through the two-level cache, nearby search on
 //!   GEO indexes, admin writes, unique visitors.
+//! - [`social`]: follows, blocks, the follow consumer's projection, lists,
+//!   friends, recommendations and count correction.
 //! - [`invariants`]: the seckill invariants of a sale, against the exact 202s.
 //! - [`metrics`]: the names of the business metrics.
 #![forbid(unsafe_code)]
@@ -30,6 +32,7 @@ pub mod payments;
 pub mod reconcile;
 pub mod seckill;
 pub mod shops;
+pub mod social;
 pub mod vouchers;
 
 #[cfg(feature = "testkit")]

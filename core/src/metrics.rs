@@ -16,6 +16,8 @@ pub const RECONCILER_REPAIRS: &str = "cityhub_reconciler_repairs_total";
 pub const ORDERS_CLOSED: &str = "cityhub_orders_closed_total";
 pub const PAYMENT_CALLBACKS: &str = "cityhub_payment_callbacks_total";
 pub const STOCK_RELEASES: &str = "cityhub_stock_releases_total";
+pub const FOLLOW_EVENTS: &str = "cityhub_follow_events_total";
+pub const FOLLOW_COUNTS_FIXED: &str = "cityhub_follow_counts_fixed_total";
 pub const SHOP_VISITS_DROPPED: &str = "cityhub_shop_visits_dropped_total";
 
 /// Installs the recorder (once per process) and describes every family,
@@ -33,6 +35,8 @@ pub fn install() -> PrometheusHandle {
     describe_counter!(ORDERS_CLOSED, "Orders closed, by reason: expired, admin.");
     describe_counter!(PAYMENT_CALLBACKS, "Payment callbacks applied, by result: paid, failed, duplicate, refunded.");
     describe_counter!(STOCK_RELEASES, "Stock-release events applied to Redis, by result.");
+    describe_counter!(FOLLOW_EVENTS, "Follow events the consumer applied, by result: changed, stale, duplicate.");
+    describe_counter!(FOLLOW_COUNTS_FIXED, "Follow counts the correction job repaired, by store: mysql, redis.");
     describe_counter!(SHOP_VISITS_DROPPED, "Shop visits not counted as unique visitors because the queue was full.");
     handle
 }

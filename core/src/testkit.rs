@@ -139,6 +139,8 @@ impl TestEnv {
         settings.mq.topic_queues = 4;
         settings.orders.release_topic = format!("cityhub_release_t{id}");
         settings.orders.release_group = format!("cityhub_release_t{id}");
+        settings.social.follow_topic = format!("cityhub_follow_t{id}");
+        settings.social.follow_group = format!("cityhub_follow_t{id}");
         // Tests fire many requests from one address on purpose; the limit
         // tests turn limits back on.
         settings.limits.enabled = false;

@@ -57,6 +57,15 @@ pub fn is_transient(err: &sqlx::Error) -> bool {
     }
 }
 
+/// True when InnoDB chose this transaction as a deadlock's victim and rolled
+/// it back whole: running it again is safe and usually succeeds.
+pub fn is_deadlock(err: &sqlx::Error) -> bool {
+    let sqlx::Error::Database(db) = err else {
+        return false;
+    };
+    db.try_downcast_ref::<sqlx::mysql::MySqlDatabaseError>().is_some_and(|e| e.number() == 1213)
+}
+
 /// The name of the unique key a duplicate-entry error hit, if it was one.
 pub fn violated_unique_key(err: &sqlx::Error) -> Option<String> {
     let sqlx::Error::Database(db) = err else {

@@ -2,7 +2,8 @@
 //! of the platform, each under the job supervisor
 //! ([`Jobs`](cityhub_platform::jobs::Jobs)) and each in its own file under
 //! [`jobs`]: the order consumer, the outbox relay, the close job, the
-//! stock-release consumer, the reconciler and the shop Bloom filter check. Its metrics and health are on
+//! stock-release consumer, the reconciler, the shop Bloom filter check, the
+//! follow consumer and the follow count correction. Its metrics and health are on
 //! its own ops listener (`worker.metrics_addr`).
 #![forbid(unsafe_code)]
 
@@ -66,6 +67,10 @@ impl Worker {
         jobs.spawn("order_close", jobs::order_close::run(close, jobs.token()));
         let reconciler = jobs::reconciler::start(settings, mq, db.clone(), kv.clone()).await?;
         jobs.spawn("reconciler", jobs::reconciler::run(reconciler, jobs.token()));
+        let follows = jobs::follow_events::start(settings, mq, db.clone(), kv.clone()).await?;
+        jobs.spawn("follow_events", jobs::follow_events::run(follows, jobs.token()));
+        let counts = jobs::follow_counts::CountJob::new(settings, db.clone(), kv.clone());
+        jobs.spawn("follow_counts", jobs::follow_counts::run(counts, jobs.token()));
         let owned = settings.clone();
         let stop = jobs.token();
         jobs.spawn("shop_bloom", async move { jobs::shop_bloom::run(&owned, db, kv, stop).await });

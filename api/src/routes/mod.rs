@@ -8,6 +8,7 @@ mod health;
 mod orders;
 mod payments;
 mod shops;
+mod social;
 mod vouchers;
 
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
@@ -26,6 +27,7 @@ use crate::state::AppState;
         (name = "auth", description = "Phone-code login"),
         (name = "vouchers", description = "Seckill vouchers"),
         (name = "shops", description = "Shops, nearby search and shop types"),
+        (name = "social", description = "Follows, blocks, lists, friends and recommendations"),
         (name = "orders", description = "The caller's orders"),
         (name = "payments", description = "Paying orders and the provider's callback"),
         (name = "admin", description = "Shops, closing orders, reconciling sales"),
@@ -52,6 +54,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(auth::router())
         .merge(vouchers::router())
         .merge(shops::router())
+        .merge(social::router())
         .merge(orders::router())
         .merge(payments::router())
         .merge(admin::router())

@@ -19,4 +19,5 @@ mod proxy;
 mod reconcile;
 mod seckill;
 mod shops;
+mod social;
 mod vouchers;

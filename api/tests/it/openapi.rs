@@ -39,6 +39,8 @@ fn the_document_covers_the_known_routes_with_json_errors() {
     assert_eq!(
         ops,
         [
+            "DELETE /users/{id}/block",
+            "DELETE /users/{id}/follow",
             "GET /admin/reconcile/{voucher_id}",
             "GET /admin/shops/{id}/uv",
             "GET /healthz",
@@ -50,6 +52,14 @@ fn the_document_covers_the_known_routes_with_json_errors() {
             "GET /shops/nearby",
             "GET /shops/{id}",
             "GET /users/me",
+            "GET /users/me/blocks",
+            "GET /users/me/friends",
+            "GET /users/me/recommendations",
+            "GET /users/{id}/common-follows",
+            "GET /users/{id}/counts",
+            "GET /users/{id}/followers",
+            "GET /users/{id}/following-status",
+            "GET /users/{id}/followings",
             "POST /admin/orders/{id}/close",
             "POST /admin/reconcile/{voucher_id}",
             "POST /admin/shops",
@@ -61,6 +71,8 @@ fn the_document_covers_the_known_routes_with_json_errors() {
             "POST /payments/callback",
             "POST /vouchers/{id}/seckill",
             "PUT /admin/shops/{id}",
+            "PUT /users/{id}/block",
+            "PUT /users/{id}/follow",
         ]
     );
     for (path, item) in paths {

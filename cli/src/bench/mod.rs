@@ -19,6 +19,9 @@
 //! - P4 worker insert rate: a backlog of orders drained by the worker (from
 //!   its first stored order to its last) over a raw multi-row INSERT of the
 //!   same rows into a copy of the table.
+//! - P6 recommendations for a user with `--p6-followings` (1,000) followings ([`social`]):
+//!   median time of the route when it computes (cold) and when it is
+//!   cached (warm), each over `GET /users/me` with the same token.
 //! - P5 API peak RSS over the whole run, and its RSS at the start and end of
 //!   the long P1 stampede (is it flat?).
 //!
@@ -26,6 +29,7 @@
 //! [`stages`] measures the references, [`report`] writes the results.
 
 mod report;
+mod social;
 mod stages;
 mod tools;
 
@@ -68,6 +72,9 @@ pub struct Args {
     /// Requests in flight for P2 and P4.
     #[arg(long, default_value_t = 100)]
     pub accepted_concurrency: usize,
+    /// Followings (all mutual) of the P6 user.
+    #[arg(long, default_value_t = 1_000)]
+    pub p6_followings: usize,
     /// EVALSHA calls per redis-benchmark run.
     #[arg(long, default_value_t = 200_000)]
     pub evalsha_calls: usize,
@@ -102,6 +109,11 @@ pub struct Round {
     p4_ratio: f64,
     p5_rss_start_mb: f64,
     p5_rss_end_mb: f64,
+    p6_recs_cold_ms: f64,
+    p6_recs_warm_ms: f64,
+    p6_reference_ms: f64,
+    p6_cold_ratio: f64,
+    p6_warm_ratio: f64,
     invariants_pass: bool,
 }
 
@@ -139,12 +151,18 @@ pub async fn run(base: &Settings, args: &Args) -> anyhow::Result<()> {
 
     let mq = cityhub_platform::mq::runtime::MqRuntime::new("bench").context("start mq runtime")?;
     let hot_shop = create_hot_shop(&platform.base(), &settings).await?;
+    let auth = Auth::new(db.clone(), kv.clone(), &settings.auth);
+    let social_user = social::seed(&db, &auth, 90_000_000, args.p6_followings).await?;
     let mut rounds = Vec::new();
     for round in 0..args.rounds {
         eprintln!("round {}/{}", round + 1, args.rounds);
         let offset = 10_000_000 * (round as u64 + 1);
         let apis = Apis { plain: platform.base(), limited: limited.base.clone() };
-        rounds.push(one_round(&mut platform, &apis, &db, &kv, &mq.client(), args, api_pid, offset, hot_shop).await?);
+        let mut r = one_round(&mut platform, &apis, &db, &kv, &mq.client(), args, api_pid, offset, hot_shop).await?;
+        let p6 = social::measure(&platform.base(), &kv, &social_user).await?;
+        (r.p6_recs_cold_ms, r.p6_recs_warm_ms, r.p6_reference_ms) = (p6.cold_ms, p6.warm_ms, p6.reference_ms);
+        (r.p6_cold_ratio, r.p6_warm_ratio) = (p6.cold_ms / p6.reference_ms, p6.warm_ms / p6.reference_ms);
+        rounds.push(r);
     }
     mq.shutdown().await;
     let peak = rss_mb(api_pid, "VmHWM").unwrap_or(0.0);
@@ -157,7 +175,7 @@ pub async fn run(base: &Settings, args: &Args) -> anyhow::Result<()> {
         settings: serde_json::json!({
             "rounds": args.rounds, "p1_seconds": args.p1_seconds, "p3_seconds": args.p3_seconds, "p1_load": "wrk -t2", "p1_users": args.p1_users,
             "connections": args.connections, "orders": args.orders, "accepted_concurrency": args.accepted_concurrency,
-            "evalsha_calls": args.evalsha_calls, "batch_max": settings.mq.batch_max,
+            "evalsha_calls": args.evalsha_calls, "batch_max": settings.mq.batch_max, "p6_followings": args.p6_followings,
             "p1_limited": limited.limits.seckill.to_string(),
             "batch_linger_ms": settings.mq.batch_linger_ms, "consume_batch_max": settings.mq.consume_batch_max,
             "profile": if cfg!(debug_assertions) { "debug" } else { "release" },
@@ -322,6 +340,12 @@ async fn one_round(
         p4_ratio: worker_rate / raw_rate,
         p5_rss_start_mb: rss_start,
         p5_rss_end_mb: rss_end,
+        // P6 is measured after the round, by the caller.
+        p6_recs_cold_ms: 0.0,
+        p6_recs_warm_ms: 0.0,
+        p6_reference_ms: 0.0,
+        p6_cold_ratio: 0.0,
+        p6_warm_ratio: 0.0,
         invariants_pass,
     })
 }

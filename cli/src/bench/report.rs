@@ -36,6 +36,11 @@ pub fn median(rounds: &[Round]) -> Round {
         p4_ratio: m(|r| r.p4_ratio),
         p5_rss_start_mb: m(|r| r.p5_rss_start_mb),
         p5_rss_end_mb: m(|r| r.p5_rss_end_mb),
+        p6_recs_cold_ms: m(|r| r.p6_recs_cold_ms),
+        p6_recs_warm_ms: m(|r| r.p6_recs_warm_ms),
+        p6_reference_ms: m(|r| r.p6_reference_ms),
+        p6_cold_ratio: m(|r| r.p6_cold_ratio),
+        p6_warm_ratio: m(|r| r.p6_warm_ratio),
         invariants_pass: rounds.iter().all(|r| r.invariants_pass),
     }
 }
@@ -74,8 +79,12 @@ pub fn write_markdown(path: &std::path::Path, o: &Output) -> anyhow::Result<()> 
         m.p4_worker_rows_per_s, m.p4_raw_rows_per_s, m.p4_ratio
     ));
     md.push_str(&format!(
-        "| P5 API RSS | peak **{:.1} MB**; {:.1} MB before / {:.1} MB after a P1 stampede | - | - | < 150 MB, flat |\n\n",
+        "| P5 API RSS | peak **{:.1} MB**; {:.1} MB before / {:.1} MB after a P1 stampede | - | - | < 150 MB, flat |\n",
         o.p5_peak_rss_mb, m.p5_rss_start_mb, m.p5_rss_end_mb
+    ));
+    md.push_str(&format!(
+        "| P6 recommendations, {} followings | computed: **{:.1} ms**; cached: {:.2} ms (median, one at a time) | {:.2} ms `GET /users/me`, same token | {:.1} / {:.2} | computed < 50 ms |\n\n",
+        o.settings["p6_followings"], m.p6_recs_cold_ms, m.p6_recs_warm_ms, m.p6_reference_ms, m.p6_cold_ratio, m.p6_warm_ratio
     ));
     md.push_str(&format!(
         "Invariants (no oversell, one order per user, Redis == MySQL, all accepted stored) in every run: {}\n\n",
@@ -87,10 +96,10 @@ pub fn write_markdown(path: &std::path::Path, o: &Output) -> anyhow::Result<()> 
          messages/s, an empty consumer draining {:.0} messages/s, a raw multi-row INSERT {:.0} rows/s.\n\n",
         m.p2_stages.evalsha, m.p2_stages.send, m.p2_stages.drain, m.p2_stages.insert
     ));
-    md.push_str("## Rounds\n\n| round | P1 req/s | EVALSHA/s | P1 ratio | P1 limited req/s | limited/P1 | P2 orders/s | P2 limit | P2 ratio | P2 drain s | P3 shop req/s | P3 trivial req/s | P3 ratio | P4 worker rows/s | P4 raw rows/s | P4 ratio | RSS MB start/end |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    md.push_str("## Rounds\n\n| round | P1 req/s | EVALSHA/s | P1 ratio | P1 limited req/s | limited/P1 | P2 orders/s | P2 limit | P2 ratio | P2 drain s | P3 shop req/s | P3 trivial req/s | P3 ratio | P4 worker rows/s | P4 raw rows/s | P4 ratio | RSS MB start/end | P6 computed / cached / ref ms |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (i, r) in o.rounds.iter().enumerate() {
         md.push_str(&format!(
-            "| {} | {:.0} | {:.0} | {:.2} | {:.0} | {:.2} | {:.0} | {:.0} | {:.2} | {:.2} | {:.0} | {:.0} | {:.2} | {:.0} | {:.0} | {:.2} | {:.1}/{:.1} |\n",
+            "| {} | {:.0} | {:.0} | {:.2} | {:.0} | {:.2} | {:.0} | {:.0} | {:.2} | {:.2} | {:.0} | {:.0} | {:.2} | {:.0} | {:.0} | {:.2} | {:.1}/{:.1} | {:.1} / {:.2} / {:.2} |\n",
             i + 1,
             r.p1_seckill_rps,
             r.p1_evalsha_rps,
@@ -108,7 +117,10 @@ pub fn write_markdown(path: &std::path::Path, o: &Output) -> anyhow::Result<()> 
             r.p4_raw_rows_per_s,
             r.p4_ratio,
             r.p5_rss_start_mb,
-            r.p5_rss_end_mb
+            r.p5_rss_end_mb,
+            r.p6_recs_cold_ms,
+            r.p6_recs_warm_ms,
+            r.p6_reference_ms
         ));
     }
     // Hand-written notes (profiling, before/after) survive regeneration.

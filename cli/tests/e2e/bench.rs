@@ -21,7 +21,17 @@ async fn the_benchmark_command_runs_at_a_tiny_size_and_writes_its_report() {
             "--connections",
             "10",
         ])
-        .args(["--orders", "150", "--accepted-concurrency", "20", "--evalsha-calls", "2000", "--out"])
+        .args([
+            "--orders",
+            "150",
+            "--accepted-concurrency",
+            "20",
+            "--evalsha-calls",
+            "2000",
+            "--p6-followings",
+            "20",
+            "--out",
+        ])
         .arg(&md)
         .arg("--json")
         .arg(&json)
@@ -38,6 +48,7 @@ async fn the_benchmark_command_runs_at_a_tiny_size_and_writes_its_report() {
         "P3 shop read",
         "P4 worker insert rate",
         "P5 API RSS",
+        "P6 recommendations",
         "Invariants",
     ] {
         assert!(report.contains(figure), "{figure} missing from:\n{report}");
@@ -53,6 +64,9 @@ async fn the_benchmark_command_runs_at_a_tiny_size_and_writes_its_report() {
         "p3_trivial_rps",
         "p4_worker_rows_per_s",
         "p4_raw_rows_per_s",
+        "p6_recs_cold_ms",
+        "p6_recs_warm_ms",
+        "p6_reference_ms",
     ] {
         assert!(median[key].as_f64().unwrap() > 0.0, "{key}: {median}");
     }

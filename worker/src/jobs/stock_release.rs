@@ -7,36 +7,26 @@
 
 use std::sync::Arc;
 
-use anyhow::Context;
 use cityhub_core::config::Settings;
 use cityhub_core::kv::Kv;
 use cityhub_core::orders::lifecycle::StockRelease;
-use cityhub_core::orders::Refusal;
 use cityhub_core::seckill::scripts::{self, GiveBack};
 use cityhub_platform::mq::consumer::{Ack, BatchHandler, Consumer, Delivery};
 use cityhub_platform::mq::ClientRuntime;
 use cityhub_platform::outbox::Envelope;
-use cityhub_platform::parking::{park, Parking};
 use sqlx::MySqlPool;
 use tokio_util::sync::CancellationToken;
 
 /// Makes sure the release topic exists, then consumes it.
 pub async fn start(settings: &Settings, mq: &Arc<ClientRuntime>, db: MySqlPool, kv: Kv) -> anyhow::Result<Consumer> {
-    let (topic, group) = (&settings.orders.release_topic, &settings.orders.release_group);
-    let mut admin = cityhub_platform::mq::start_producer(mq, &settings.mq, &format!("{group}_admin"))
-        .await
-        .context("start topic admin producer")?;
-    cityhub_platform::mq::ensure_topic(&admin, topic, settings.mq.topic_queues).await;
-    admin.shutdown().await;
     let handler = Arc::new(ReleaseHandler { db, kv });
-    Consumer::start(mq, &settings.mq, group, topic, handler).await.context("start stock-release consumer")
+    super::start_event_consumer(settings, mq, &settings.orders.release_topic, &settings.orders.release_group, handler)
+        .await
 }
 
 /// Consumes until `stop`, then lets in-flight batches finish.
 pub async fn run(consumer: Consumer, stop: CancellationToken) -> anyhow::Result<()> {
-    stop.cancelled().await;
-    consumer.shutdown().await;
-    Ok(())
+    super::run_consumer(consumer, stop).await
 }
 
 fn label(outcome: GiveBack) -> &'static str {
@@ -58,17 +48,12 @@ pub struct ReleaseHandler {
 impl BatchHandler for ReleaseHandler {
     async fn handle(&self, batch: Vec<Delivery>) -> Ack {
         for delivery in &batch {
-            let event = match serde_json::from_slice::<Envelope<StockRelease>>(&delivery.body) {
-                Ok(event) => event,
+            let event: Envelope<StockRelease> = match super::read_event(&self.db, delivery, "stock-release").await {
+                Ok(Some(event)) => event,
+                Ok(None) => continue,
                 Err(err) => {
-                    let detail = format!("not a stock-release event: {err}");
-                    let why =
-                        Parking { kind: Refusal::Unparsable.label(), order_id: None, accepted: false, detail: &detail };
-                    if let Err(err) = park(&self.db, delivery, &why).await {
-                        tracing::warn!(error = %err, "cannot park a release event; it will be redelivered");
-                        return Ack::Retry;
-                    }
-                    continue;
+                    tracing::warn!(error = %err, "cannot park a release event; it will be redelivered");
+                    return Ack::Retry;
                 }
             };
             let StockRelease { order_id, user_id, voucher_id } = event.payload;

@@ -8,3 +8,4 @@ mod consumer;
 mod lifecycle;
 mod orders;
 mod outbox;
+mod social;

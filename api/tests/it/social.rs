@@ -1,0 +1,233 @@
+//! The social routes end to end: their errors, a follow reaching lists,
+//! counts, friends, common follows and recommendations through the worker,
+//! blocks, paging, a lost list rebuilt, and the follow token bucket.
+
+use std::time::Duration;
+
+use cityhub_core::kv::CityKeys;
+use cityhub_core::testkit::eventually;
+use reqwest::Method;
+use serde_json::Value;
+
+use crate::app::{Options, TestApp};
+
+const DRAIN: Duration = Duration::from_secs(60);
+
+async fn send(app: &TestApp, method: Method, path: &str, token: &str) -> (u16, Value) {
+    let r = app.http.request(method, app.url(path)).bearer_auth(token).send().await.unwrap();
+    (r.status().as_u16(), r.json().await.unwrap_or(Value::Null))
+}
+
+async fn follow(app: &TestApp, token: &str, user: u64) -> (u16, Value) {
+    send(app, Method::PUT, &format!("/users/{user}/follow"), token).await
+}
+
+/// The user ids of a response's `users`, in order.
+fn ids(body: &Value) -> Vec<u64> {
+    body["users"]
+        .as_array()
+        .unwrap_or(&Vec::new())
+        .iter()
+        .map(|u| u["user_id"].as_str().or(u.as_str()).unwrap().parse().unwrap())
+        .collect()
+}
+
+async fn applied(app: &TestApp) -> i64 {
+    let (n,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM consumed_events").fetch_one(&app.db).await.unwrap();
+    n
+}
+
+async fn follow_events(app: &TestApp) -> i64 {
+    let (n,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM outbox WHERE topic = ?")
+        .bind(&app.env.settings.social.follow_topic)
+        .fetch_one(&app.db)
+        .await
+        .unwrap();
+    n
+}
+
+#[tokio::test]
+async fn self_follow_unknown_users_and_blocks_each_get_their_own_error_and_write_nothing() {
+    let app = TestApp::spawn_without_worker().await;
+    let users = app.users(3).await;
+    let ((a, ta), (b, tb), (c, _)) = (users[0].clone(), users[1].clone(), users[2].clone());
+
+    let (status, body) = follow(&app, &ta, a).await;
+    assert_eq!((status, body["code"].as_str()), (422, Some("self_relation")), "{body}");
+    let (status, body) = follow(&app, &ta, 9_000_000).await;
+    assert_eq!((status, body["code"].as_str()), (404, Some("user_not_found")), "{body}");
+    let (status, body) = send(&app, Method::PUT, &format!("/users/{a}/block"), &ta).await;
+    assert_eq!((status, body["code"].as_str()), (422, Some("self_relation")), "{body}");
+    let (status, _) = app.get_at(&app.base, &format!("/users/{b}/followers"), None).await;
+    assert_eq!(status, 401);
+    assert_eq!(follow_events(&app).await, 0);
+
+    // b blocks a: a cannot follow b (403), b cannot follow a until b unblocks (409).
+    let (status, body) = send(&app, Method::PUT, &format!("/users/{a}/block"), &tb).await;
+    assert_eq!((status, body["blocked"].as_bool()), (200, Some(true)), "{body}");
+    let (status, body) = follow(&app, &ta, b).await;
+    assert_eq!((status, body["code"].as_str()), (403, Some("blocked_by_user")), "{body}");
+    let (status, body) = follow(&app, &tb, a).await;
+    assert_eq!((status, body["code"].as_str()), (409, Some("user_blocked")), "{body}");
+    assert_eq!(follow_events(&app).await, 0, "refused follows write no event");
+    let (_, blocks) = app.get_at(&app.base, "/users/me/blocks", Some(&tb)).await;
+    assert_eq!(ids(&blocks), [a]);
+
+    // A second follow succeeds and writes nothing; so does a second unfollow.
+    let (status, first) = follow(&app, &ta, c).await;
+    assert_eq!((status, first["changed"].as_bool()), (200, Some(true)), "{first}");
+    let (status, again) = follow(&app, &ta, c).await;
+    assert_eq!((status, again["changed"].as_bool(), again["following"].as_bool()), (200, Some(false), Some(true)));
+    assert_eq!(follow_events(&app).await, 1);
+    for expect_changed in [true, false] {
+        let (status, body) = send(&app, Method::DELETE, &format!("/users/{c}/follow"), &ta).await;
+        assert_eq!((status, body["changed"].as_bool()), (200, Some(expect_changed)), "{body}");
+    }
+    let (status, body) = send(&app, Method::DELETE, &format!("/users/{a}/block"), &tb).await;
+    assert_eq!((status, body["blocked"].as_bool()), (200, Some(false)), "{body}");
+    assert_eq!(follow(&app, &ta, b).await.0, 200, "unblocked");
+    let (versions,): (i64,) =
+        sqlx::query_as("SELECT CAST(SUM(version) AS SIGNED) FROM follows").fetch_one(&app.db).await.unwrap();
+    assert_eq!((follow_events(&app).await, versions), (3, 3), "one event per change, one version per change");
+}
+
+#[tokio::test]
+async fn a_follow_reaches_lists_counts_friends_common_follows_and_recommendations_and_a_block_undoes_it() {
+    let app = TestApp::spawn().await;
+    let users = app.users(5).await;
+    let id = |i: usize| users[i].0;
+    let token = |i: usize| users[i].1.as_str();
+    let (a, b, c, d, e) = (0, 1, 2, 3, 4);
+    // a <-> b, b <-> c, a <-> e friends; b follows d; e follows c.
+    for (x, y) in [(a, b), (b, a), (b, c), (c, b), (a, e), (e, a), (b, d), (e, c)] {
+        assert_eq!(follow(&app, token(x), id(y)).await.0, 200);
+    }
+    let followers_of = |user: u64| {
+        let app = &app;
+        async move { ids(&app.get_at(&app.base, &format!("/users/{user}/followers"), Some(token(a))).await.1) }
+    };
+    assert!(eventually(DRAIN, || async { applied(&app).await == 8 }).await, "the consumer applied all 8 events");
+    let mut got = followers_of(id(b)).await;
+    got.sort();
+    assert_eq!(got, [id(a), id(c)], "b's followers");
+    let (_, counts) = app.get_at(&app.base, &format!("/users/{}/counts", id(b)), Some(token(a))).await;
+    assert_eq!((counts["followers"].as_i64(), counts["followings"].as_i64()), (Some(2), Some(3)), "{counts}");
+    let (_, friends) = app.get_at(&app.base, "/users/me/friends", Some(token(b))).await;
+    let mut got = ids(&friends);
+    got.sort();
+    assert_eq!(got, [id(a), id(c)]);
+    let (_, common) = app.get_at(&app.base, &format!("/users/{}/common-follows", id(e)), Some(token(a))).await;
+    assert_eq!(ids(&common), Vec::<u64>::new(), "a follows b and e; e follows a and c");
+    let (_, common) = app.get_at(&app.base, &format!("/users/{}/common-follows", id(c)), Some(token(a))).await;
+    assert_eq!(ids(&common), [id(b)]);
+    let path = format!("/users/{}/following-status?ids={},{},{},{}", id(a), id(b), id(c), id(d), id(e));
+    let (_, status) = app.get_at(&app.base, &path, Some(token(c))).await;
+    let answers: Vec<bool> =
+        status["results"].as_array().unwrap().iter().map(|r| r["following"].as_bool().unwrap()).collect();
+    assert_eq!(answers, [true, false, false, true]);
+    // a's friends are b and e; they follow c (both) and d (b): c first.
+    let (_, recs) = app.get_at(&app.base, "/users/me/recommendations", Some(token(a))).await;
+    assert_eq!(ids(&recs), [id(c), id(d)], "{recs}");
+    assert_eq!(recs["users"][0]["friends"].as_u64(), Some(2));
+
+    // b blocks a: both follows end; a's friends and recommendations follow.
+    assert_eq!(send(&app, Method::PUT, &format!("/users/{}/block", id(a)), token(b)).await.0, 200);
+    assert!(eventually(DRAIN, || async { applied(&app).await == 10 }).await, "both cancels applied");
+    assert_eq!(followers_of(id(b)).await, [id(c)], "a no longer follows b");
+    assert!(!followers_of(id(a)).await.contains(&id(b)), "b no longer follows a");
+    let (_, friends) = app.get_at(&app.base, "/users/me/friends", Some(token(a))).await;
+    assert_eq!(ids(&friends), [id(e)]);
+    let (_, recs) = app.get_at(&app.base, "/users/me/recommendations", Some(token(a))).await;
+    assert_eq!(ids(&recs), [id(c)], "only e is a's friend now, and e follows c");
+    let (_, counts) = app.get_at(&app.base, &format!("/users/{}/counts", id(b)), Some(token(c))).await;
+    assert_eq!((counts["followers"].as_i64(), counts["followings"].as_i64()), (Some(1), Some(2)), "{counts}");
+}
+
+#[tokio::test]
+async fn lists_page_newest_first_and_a_lost_list_is_rebuilt_with_the_same_content() {
+    // A list of 20 or more is "hot": its first page is also kept in process memory.
+    let app = TestApp::spawn_with(Options { worker: true }, |s| s.social.hot_list_min = 20).await;
+    let users = app.users(26).await;
+    let (star, star_token) = users[0].clone();
+    for (_, token) in &users[1..] {
+        assert_eq!(follow(&app, token, star).await.0, 200);
+    }
+    let page = |cursor: Option<String>| {
+        let app = &app;
+        let token = star_token.clone();
+        async move {
+            let path = match cursor {
+                Some(c) => format!("/users/{star}/followers?limit=10&cursor={c}"),
+                None => format!("/users/{star}/followers?limit=10"),
+            };
+            let (status, body) = app.get_at(&app.base, &path, Some(&token)).await;
+            assert_eq!(status, 200, "{body}");
+            body
+        }
+    };
+    let walk = || async {
+        let (mut all, mut cursor, mut pages) = (Vec::new(), None, 0);
+        loop {
+            let body = page(cursor).await;
+            all.extend(body["users"].as_array().unwrap().iter().map(|u| {
+                let since = chrono::DateTime::parse_from_rfc3339(u["since"].as_str().unwrap()).unwrap();
+                (since, u["user_id"].as_str().unwrap().parse::<u64>().unwrap())
+            }));
+            pages += 1;
+            cursor = body["next_cursor"].as_str().map(str::to_owned);
+            if cursor.is_none() {
+                return (all, pages);
+            }
+        }
+    };
+    assert!(eventually(DRAIN, || async { applied(&app).await == 25 }).await, "every follow applied");
+    let (before, pages) = walk().await;
+    assert_eq!(pages, 3);
+    let mut seen: Vec<u64> = before.iter().map(|e| e.1).collect();
+    seen.sort();
+    let mut want: Vec<u64> = users[1..].iter().map(|u| u.0).collect();
+    want.sort();
+    assert_eq!(seen, want, "every follower exactly once across the pages");
+    assert!(before.windows(2).all(|w| w[0].0 >= w[1].0), "newest first");
+
+    let key = app.kv.keys.follow_list(star, "followers");
+    let raw = || async {
+        let r: Vec<(String, f64)> = redis::cmd("ZRANGE")
+            .arg(&key)
+            .arg(0)
+            .arg(-1)
+            .arg("WITHSCORES")
+            .query_async(&mut app.kv.conn())
+            .await
+            .unwrap();
+        r
+    };
+    let stored = raw().await;
+    assert_eq!(stored.len(), 26, "25 followers and the built marker");
+    let _: () = redis::cmd("DEL").arg(&key).query_async(&mut app.kv.conn()).await.unwrap();
+    // The hot first page comes from memory: nothing rebuilt the list.
+    let first = page(None).await;
+    assert_eq!(first["users"].as_array().unwrap().len(), 10);
+    let exists: bool = redis::cmd("EXISTS").arg(&key).query_async(&mut app.kv.conn()).await.unwrap();
+    assert!(!exists, "the first page was served from memory");
+    // The next page needs the list: it is rebuilt from MySQL, the same.
+    let (after, _) = walk().await;
+    assert_eq!(after, before);
+    assert_eq!(raw().await, stored);
+}
+
+#[tokio::test]
+async fn follows_share_a_token_bucket_per_user() {
+    let app = TestApp::spawn_with(Options { worker: false }, |s| {
+        s.limits.enabled = true;
+        s.limits.follow = "user: bucket 2 at 0.1/s".parse().unwrap();
+    })
+    .await;
+    let users = app.users(4).await;
+    assert_eq!(follow(&app, &users[0].1, users[1].0).await.0, 200);
+    assert_eq!(send(&app, Method::PUT, &format!("/users/{}/block", users[2].0), &users[0].1).await.0, 200);
+    let (status, body) = follow(&app, &users[0].1, users[3].0).await;
+    assert_eq!((status, body["code"].as_str()), (429, Some("rate_limited")), "{body}");
+    assert_eq!(follow(&app, &users[1].1, users[3].0).await.0, 200, "another user has their own bucket");
+    assert_eq!(follow_events(&app).await, 2, "the refused follow wrote nothing");
+}
