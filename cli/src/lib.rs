@@ -1,10 +1,12 @@
 //! The library behind the `cityhub` command: admins, demo data, users, the
-//! flash-sale load tool, the benchmark suite, the parking-lot commands and
-//! [`platform`], which runs the API and worker binaries as child processes.
+//! flash-sale load tool, the benchmark suite, the chaos runs, the
+//! parking-lot commands and [`platform`], which runs the API and worker
+//! binaries as child processes.
 #![forbid(unsafe_code)]
 
 pub mod admin;
 pub mod bench;
+pub mod chaos;
 pub mod demo;
 pub mod flash_sale;
 pub mod parked;

@@ -7,13 +7,14 @@
 //! - `cityhub users`: N shoppers with tokens, as a CSV for JMeter.
 //! - `cityhub flash-sale`: a stampede at a running API, then invariant checks.
 //! - `cityhub bench`: the benchmark suite, written to `BENCHMARKS.md`.
+//! - `cityhub chaos`: flash sales while processes die, written to `CHAOS.md`.
 //! - `cityhub parked`: list and replay messages the consumers parked.
 //! - `cityhub admin`: grant or revoke the admin role; print an admin's token.
 
 use std::path::PathBuf;
 
 use anyhow::Context;
-use cityhub_cli::{admin, bench, demo, flash_sale, parked, users};
+use cityhub_cli::{admin, bench, chaos, demo, flash_sale, parked, users};
 use cityhub_core::config::Settings;
 use clap::{Parser, Subcommand};
 
@@ -50,6 +51,20 @@ enum Command {
     },
     /// Run the benchmarks and write BENCHMARKS.md and BENCHMARKS.json.
     Bench(bench::Args),
+    /// Flash sales while processes die; writes CHAOS.md and CHAOS.json.
+    Chaos {
+        #[command(flatten)]
+        plan: chaos::Plan,
+        /// Instead of the scenarios: a steady accepted-path load for this many minutes.
+        #[arg(long)]
+        soak: Option<u64>,
+        /// Accepted requests per second of the soak.
+        #[arg(long, default_value_t = 200)]
+        soak_rate: u32,
+        /// The report to write (its data goes beside it as .json).
+        #[arg(long, default_value = "CHAOS.md")]
+        out: PathBuf,
+    },
     /// List and replay messages the consumers parked.
     Parked {
         #[command(subcommand)]
@@ -93,6 +108,26 @@ async fn main() -> anyhow::Result<()> {
             }
         }
         Command::Bench(args) => bench::run(&settings, &args).await?,
+        Command::Chaos { plan, soak, soak_rate, out } => {
+            let pass = match soak {
+                Some(minutes) => {
+                    let soak = chaos::soak::run(&settings, minutes, soak_rate).await?;
+                    print!("{}", soak.markdown());
+                    let pass = soak.pass();
+                    chaos::report::update(&out, |r| r.soak = Some(soak))?;
+                    pass
+                }
+                None => {
+                    let rows = chaos::run(&settings, &plan).await?;
+                    let pass = rows.iter().all(|r| r.pass);
+                    chaos::report::update(&out, |r| r.scenarios = Some(chaos::report::Scenarios::new(&plan, rows)))?;
+                    pass
+                }
+            };
+            if !pass {
+                std::process::exit(1);
+            }
+        }
         Command::Parked { action } => parked::run(&settings, action).await?,
         Command::Admin { action } => admin::run(&settings, action).await?,
     }

@@ -1,7 +1,8 @@
 //! Runs `cityhub-api` and `cityhub-worker` as child processes with
-//! given settings (passed as `CITYHUB__*` variables), for the benchmarks and
-//! the end-to-end tests. The binaries are looked up next to the running
-//! executable (or in `CITYHUB_BIN_DIR`).
+//! given settings (passed as `CITYHUB__*` variables), for the benchmarks,
+//! the chaos runs and the end-to-end tests. The binaries are looked up next
+//! to the running executable (or in `CITYHUB_BIN_DIR`). Also what the tools
+//! read about processes and the machine (RSS, cores).
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -26,7 +27,7 @@ pub fn bin_dir() -> PathBuf {
     }
 }
 
-/// A running binary; killed when dropped.
+/// A running child process; killed when dropped.
 pub struct Process {
     pub child: Child,
     pub name: &'static str,
@@ -34,8 +35,35 @@ pub struct Process {
 }
 
 impl Process {
+    /// Starts `command`, its output appended to `log`.
+    pub fn start(name: &'static str, mut command: Command, log: &Path) -> anyhow::Result<Self> {
+        let out = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(log)
+            .with_context(|| format!("open {}", log.display()))?;
+        let child = command
+            .stdout(Stdio::from(out.try_clone()?))
+            .stderr(Stdio::from(out))
+            .kill_on_drop(true)
+            .spawn()
+            .with_context(|| format!("start {name}"))?;
+        Ok(Self { child, name, log: log.to_path_buf() })
+    }
+
     pub fn pid(&self) -> u32 {
         self.child.id().unwrap_or(0)
+    }
+
+    /// `kill -9`, then reap it.
+    pub async fn kill(mut self) -> anyhow::Result<()> {
+        self.child.kill().await?;
+        Ok(())
+    }
+
+    /// The end of its log (for error reports).
+    pub fn log_tail(&self, lines: usize) -> String {
+        tail(&self.log, lines)
     }
 
     /// SIGTERM, then wait (the binaries drain on SIGTERM).
@@ -53,21 +81,15 @@ impl Process {
     }
 }
 
-/// Starts `binary` with `settings`; its output goes to `log`.
+/// Starts `binary` with `settings`; its output is appended to `log`.
 pub fn spawn(name: &'static str, settings: &Settings, log: &Path) -> anyhow::Result<Process> {
     let path = bin_dir().join(name);
     if !path.exists() {
         bail!("{} is missing: build it first (cargo build --workspace --bins)", path.display());
     }
-    let out = std::fs::File::create(log).with_context(|| format!("create {}", log.display()))?;
-    let child = Command::new(&path)
-        .envs(settings.to_vars())
-        .stdout(Stdio::from(out.try_clone()?))
-        .stderr(Stdio::from(out))
-        .kill_on_drop(true)
-        .spawn()
-        .with_context(|| format!("start {}", path.display()))?;
-    Ok(Process { child, name, log: log.to_path_buf() })
+    let mut command = Command::new(&path);
+    command.envs(settings.to_vars());
+    Process::start(name, command, log)
 }
 
 /// The last `n` lines of a log file (for error reports).
@@ -134,15 +156,37 @@ impl Platform {
         std::fs::create_dir_all(logs)?;
         let mut platform = Self { settings, api: None, worker: None, logs: logs.to_path_buf() };
         // The API migrates and creates the order topic; the worker follows.
-        let mut api = spawn("cityhub-api", &platform.settings, &logs.join("api.log"))?;
-        wait_ready(&mut api, &format!("{}/readyz", platform.base()), Duration::from_secs(60)).await?;
-        platform.api = Some(api);
+        platform.start_api().await?;
         platform.start_worker().await?;
         Ok(platform)
     }
 
     pub fn base(&self) -> String {
         format!("http://{}", self.settings.http.addr)
+    }
+
+    /// Starts the API (again) on its address; waits until it is ready.
+    pub async fn start_api(&mut self) -> anyhow::Result<()> {
+        let mut api = spawn("cityhub-api", &self.settings, &self.logs.join("api.log"))?;
+        wait_ready(&mut api, &format!("{}/readyz", self.base()), Duration::from_secs(60)).await?;
+        self.api = Some(api);
+        Ok(())
+    }
+
+    /// `kill -9` of the API (no drain).
+    pub async fn kill_api(&mut self) -> anyhow::Result<()> {
+        match self.api.take() {
+            Some(api) => api.kill().await,
+            None => Ok(()),
+        }
+    }
+
+    /// `kill -9` of the worker (no drain).
+    pub async fn kill_worker(&mut self) -> anyhow::Result<()> {
+        match self.worker.take() {
+            Some(worker) => worker.kill().await,
+            None => Ok(()),
+        }
     }
 
     pub async fn start_worker(&mut self) -> anyhow::Result<()> {
@@ -179,4 +223,30 @@ impl Platform {
         }
         self.stop_worker().await
     }
+}
+
+/// A field of `/proc/<pid>/status` in MB (`VmRSS` now, `VmHWM` peak).
+pub fn rss_mb(pid: u32, field: &str) -> Option<f64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with(field))?;
+    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024.0)
+}
+
+/// One line about the machine the figures were measured on.
+pub fn machine() -> String {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|c| {
+            c.lines().find(|l| l.starts_with("model name")).map(|l| l.split(':').nth(1).unwrap_or("").trim().to_owned())
+        })
+        .unwrap_or_else(|| "unknown cpu".into());
+    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0);
+    let mem = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|m| m.lines().next().and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok()))
+        .map_or(0.0, |kb| kb / 1024.0 / 1024.0);
+    format!(
+        "{cores} cores ({cpu}), {mem:.0} GiB; API, worker, load generator, Redis, MariaDB and the broker share them"
+    )
 }

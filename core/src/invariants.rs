@@ -13,11 +13,17 @@
 //! - Redis agrees with MySQL: the live buyers hash is exactly
 //!   `user -> <order id>:c` for the stored orders, and Redis stock plus live
 //!   buyers is the initial stock.
+//!
+//! [`Tally`] counts the same properties for a run in which faults cut some
+//! answers off (`cityhub chaos`): a request that got no answer may still
+//! have bought, so an order without a 202 is explained when its shopper had
+//! an unanswered request, and a failure only when not.
 
 use std::collections::{HashMap, HashSet};
 
+use cityhub_platform::ids::issued_at_ms;
 use redis::AsyncCommands;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use sqlx::MySqlPool;
 
 use crate::kv::{CityKeys, Kv};
@@ -154,6 +160,120 @@ pub fn check(accepted: &[Accepted], state: &SaleState, scope: Scope) -> Vec<Chec
     checks
 }
 
+/// The invariants of one sale as numbers, for a run in which some requests
+/// got no answer (see the module doc). Every count but `accepted`, `stored`
+/// and `stored_unanswered` must be zero, and Redis must agree.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tally {
+    /// Distinct order ids answered 202.
+    pub accepted: usize,
+    /// Orders of the voucher in MySQL.
+    pub stored: usize,
+    /// Units sold beyond the initial stock, by the worst witness: 202s,
+    /// orders, the DB stock column, or Redis stock plus live buyers.
+    pub oversold: i64,
+    /// Users with two 202s or two orders.
+    pub duplicate_buyers: usize,
+    /// 202s whose order is not stored, or stored for another user.
+    pub lost: usize,
+    /// Live Redis reservations (not released) with no MySQL order.
+    pub stranded: usize,
+    /// Orders without a 202 whose shopper had a request that got no answer.
+    pub stored_unanswered: usize,
+    /// Orders without a 202 whose shopper got an answer to every request.
+    pub unexplained: usize,
+    /// The live buyers are exactly the orders and Redis stock plus live
+    /// buyers is the initial stock.
+    pub redis_agrees: bool,
+}
+
+impl Tally {
+    /// Counts `state` against the 202s and the users with an unanswered
+    /// request, after the sale is over.
+    pub fn of(accepted: &[Accepted], unanswered: &HashSet<u64>, state: &SaleState) -> Self {
+        Self::while_selling(accepted, unanswered, state, u64::MAX)
+    }
+
+    /// The same while orders may be on their way: an order whose id was
+    /// issued at or after `in_flight_since_ms` (Unix ms) is in flight, so
+    /// its reservation without an order is neither lost nor stranded.
+    pub fn while_selling(
+        accepted: &[Accepted],
+        unanswered: &HashSet<u64>,
+        state: &SaleState,
+        in_flight_since_ms: u64,
+    ) -> Self {
+        let settled = |id: u64| issued_at_ms(id) < in_flight_since_ms;
+        let stored: HashMap<u64, u64> = state.orders.iter().copied().collect();
+        let ids: HashSet<u64> = accepted.iter().map(|a| a.order_id).collect();
+
+        let mut per_user: HashMap<u64, (usize, usize)> = HashMap::new();
+        for a in accepted {
+            per_user.entry(a.user_id).or_default().0 += 1;
+        }
+        for (_, user) in &state.orders {
+            per_user.entry(*user).or_default().1 += 1;
+        }
+        let duplicate_buyers = per_user.values().filter(|(answers, orders)| *answers > 1 || *orders > 1).count();
+
+        let lost =
+            accepted.iter().filter(|a| settled(a.order_id) && stored.get(&a.order_id) != Some(&a.user_id)).count();
+        let (mut stored_unanswered, mut unexplained) = (0, 0);
+        for (id, user) in &state.orders {
+            if !ids.contains(id) {
+                if unanswered.contains(user) {
+                    stored_unanswered += 1;
+                } else {
+                    unexplained += 1;
+                }
+            }
+        }
+
+        let live: Vec<(u64, &str)> =
+            state.buyers.iter().filter(|(_, e)| !e.ends_with(":r")).map(|(u, e)| (*u, e.as_str())).collect();
+        let entry_id = |e: &str| e.split(':').next().and_then(|id| id.parse::<u64>().ok());
+        let in_flight = |e: &str| entry_id(e).is_some_and(|id| !settled(id) && !stored.contains_key(&id));
+        let stranded = live
+            .iter()
+            .filter(|(_, e)| !in_flight(e) && entry_id(e).is_none_or(|id| !stored.contains_key(&id)))
+            .count();
+        let redis_total = state.redis_stock.map(|s| s + live.len() as i64);
+        let (initial, n_orders) = (state.initial_stock, state.orders.len() as i64);
+        let oversold =
+            [ids.len() as i64 - initial, n_orders - initial, -state.db_stock, redis_total.unwrap_or(0) - initial]
+                .into_iter()
+                .max()
+                .unwrap_or(0)
+                .max(0);
+        let expected: HashMap<u64, String> = state.orders.iter().map(|(id, user)| (*user, format!("{id}:c"))).collect();
+        let settled_live: Vec<&(u64, &str)> = live.iter().filter(|(_, e)| !in_flight(e)).collect();
+        let redis_agrees = redis_total == Some(initial)
+            && settled_live.len() == expected.len()
+            && settled_live.iter().all(|(u, e)| expected.get(u).map(String::as_str) == Some(*e));
+        Self {
+            accepted: ids.len(),
+            stored: state.orders.len(),
+            oversold,
+            duplicate_buyers,
+            lost,
+            stranded,
+            stored_unanswered,
+            unexplained,
+            redis_agrees,
+        }
+    }
+
+    /// Nothing lost, oversold, doubled, stranded or unexplained, and Redis agrees.
+    pub fn clean(&self) -> bool {
+        self.oversold == 0
+            && self.duplicate_buyers == 0
+            && self.lost == 0
+            && self.stranded == 0
+            && self.unexplained == 0
+            && self.redis_agrees
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -217,5 +337,56 @@ mod tests {
         let mut state = sold(5, &[(10, 1), (11, 2)]);
         state.buyers.insert(3, "12:r".into());
         assert!(failed(&check(&A, &state, Scope::WholeSale)).is_empty());
+    }
+
+    #[test]
+    fn a_tally_explains_orders_of_unanswered_shoppers_and_counts_every_fault() {
+        let none = HashSet::new();
+        let clean = Tally::of(&A, &none, &sold(5, &[(10, 1), (11, 2)]));
+        assert!(clean.clean(), "{clean:?}");
+        assert_eq!((clean.accepted, clean.stored), (2, 2));
+
+        // User 3's request got no answer but bought: explained, not a failure.
+        let three = sold(5, &[(10, 1), (11, 2), (12, 3)]);
+        let t = Tally::of(&A, &HashSet::from([3]), &three);
+        assert_eq!((t.stored_unanswered, t.unexplained), (1, 0));
+        assert!(t.clean(), "{t:?}");
+        let t = Tally::of(&A, &none, &three);
+        assert_eq!(t.unexplained, 1);
+        assert!(!t.clean());
+
+        // A 202 never stored, its reservation still held: lost and stranded.
+        let mut state = sold(5, &[(10, 1)]);
+        state.buyers.insert(2, "11".into());
+        let t = Tally::of(&A, &none, &state);
+        assert_eq!((t.lost, t.stranded, t.redis_agrees), (1, 1, false));
+
+        // Six orders of five units; one user with two orders.
+        let mut state = sold(5, &[(10, 1), (11, 2), (12, 3), (13, 4), (14, 5), (15, 1)]);
+        state.db_stock = -1;
+        let t = Tally::of(&A, &none, &state);
+        assert_eq!((t.oversold, t.duplicate_buyers), (1, 1));
+
+        // Redis would sell a unit twice: stock not taken for a live buyer.
+        let mut state = sold(5, &[(10, 1), (11, 2)]);
+        state.redis_stock = Some(4);
+        let t = Tally::of(&A, &none, &state);
+        assert_eq!((t.oversold, t.redis_agrees), (1, false));
+
+        // While selling, a reservation issued after the cut is in flight.
+        let fresh = cityhub_platform::ids::EPOCH_MS << 1;
+        let mut state = sold(5, &[(10, 1)]);
+        state.buyers.insert(2, "11".into());
+        state.redis_stock = Some(3);
+        let t = Tally::while_selling(&A, &none, &state, 0);
+        assert!(t.clean(), "{t:?}");
+        assert!(!Tally::while_selling(&A, &none, &state, fresh).clean());
+
+        // Redis lost the voucher: not agreeing, nothing else wrong.
+        let mut state = sold(5, &[(10, 1), (11, 2)]);
+        state.redis_stock = None;
+        state.buyers.clear();
+        let t = Tally::of(&A, &none, &state);
+        assert_eq!((t.oversold, t.lost, t.redis_agrees), (0, 0, false));
     }
 }

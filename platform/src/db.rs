@@ -57,6 +57,19 @@ pub fn is_transient(err: &sqlx::Error) -> bool {
     }
 }
 
+/// True when MySQL could not be reached at all (no connection, a lost one,
+/// the pool timed out or closed): an outage, not a problem of the statement.
+pub fn is_unreachable(err: &sqlx::Error) -> bool {
+    match err {
+        sqlx::Error::Io(_) | sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed => true,
+        sqlx::Error::Database(db) => {
+            let number = db.try_downcast_ref::<sqlx::mysql::MySqlDatabaseError>().map(|e| e.number());
+            matches!(number, Some(2006 | 2013))
+        }
+        _ => false,
+    }
+}
+
 /// True when InnoDB chose this transaction as a deadlock's victim and rolled
 /// it back whole: running it again is safe and usually succeeds.
 pub fn is_deadlock(err: &sqlx::Error) -> bool {

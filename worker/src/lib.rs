@@ -55,9 +55,10 @@ impl Worker {
     pub async fn start(settings: &Settings, mq: &Arc<ClientRuntime>, db: MySqlPool, kv: Kv) -> anyhow::Result<Self> {
         let mut jobs = Jobs::new();
         let stats = Arc::new(WorkerStats::default());
-        let orders = jobs::orders::start(settings, mq, db.clone(), kv.clone(), Arc::clone(&stats)).await?;
-        let (owned, kv_lag) = (settings.clone(), kv.clone());
         let stop = jobs.token();
+        let orders =
+            jobs::orders::start(settings, mq, db.clone(), kv.clone(), Arc::clone(&stats), stop.clone()).await?;
+        let (owned, kv_lag) = (settings.clone(), kv.clone());
         jobs.spawn("orders", async move { jobs::orders::run(orders, &owned, &kv_lag, stop).await });
         let relay = jobs::outbox_relay::start(settings, mq, db.clone()).await?;
         jobs.spawn("outbox_relay", jobs::outbox_relay::run(relay, jobs.token()));

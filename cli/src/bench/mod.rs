@@ -46,9 +46,8 @@ use cityhub_core::invariants::{self, Accepted, Scope};
 use cityhub_core::kv::{CityKeys, Kv};
 
 use crate::flash_sale::{self, Plan};
-use crate::platform::Platform;
+use crate::platform::{rss_mb, Platform};
 use stages::Stages;
-use tools::rss_mb;
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct Args {
@@ -171,7 +170,7 @@ pub async fn run(base: &Settings, args: &Args) -> anyhow::Result<()> {
     sqlx::query(&format!("DROP DATABASE IF EXISTS `cityhub_bench_{id}`")).execute(&db).await?;
 
     let output = Output {
-        machine: tools::machine(),
+        machine: crate::platform::machine(),
         settings: serde_json::json!({
             "rounds": args.rounds, "p1_seconds": args.p1_seconds, "p3_seconds": args.p3_seconds, "p1_load": "wrk -t2", "p1_users": args.p1_users,
             "connections": args.connections, "orders": args.orders, "accepted_concurrency": args.accepted_concurrency,

@@ -1,6 +1,5 @@
-//! The external load tools the benchmarks drive, and what they read from the
-//! machine: `wrk` (P1 load), `redis-benchmark` (the script alone), the API's
-//! RSS and a line about the machine.
+//! The external load tools the benchmarks drive: `wrk` (P1 load) and
+//! `redis-benchmark` (the script alone).
 
 use anyhow::Context;
 use cityhub_core::config::Settings;
@@ -102,28 +101,4 @@ pub async fn redis_benchmark(settings: &Settings, kv: &Kv, voucher: u64, args: &
         .filter_map(|v| v.trim_matches('"').parse::<f64>().ok())
         .next()
         .with_context(|| format!("unexpected redis-benchmark output: {text}"))
-}
-
-pub fn rss_mb(pid: u32, field: &str) -> Option<f64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let line = status.lines().find(|l| l.starts_with(field))?;
-    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb / 1024.0)
-}
-
-pub fn machine() -> String {
-    let cpu = std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|c| {
-            c.lines().find(|l| l.starts_with("model name")).map(|l| l.split(':').nth(1).unwrap_or("").trim().to_owned())
-        })
-        .unwrap_or_else(|| "unknown cpu".into());
-    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0);
-    let mem = std::fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|m| m.lines().next().and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok()))
-        .map_or(0.0, |kb| kb / 1024.0 / 1024.0);
-    format!(
-        "{cores} cores ({cpu}), {mem:.0} GiB; API, worker, load generator, Redis, MariaDB and the broker share them"
-    )
 }

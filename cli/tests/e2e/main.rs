@@ -4,6 +4,7 @@
 //! prefix and topic.
 
 mod bench;
+mod chaos;
 mod flash_sale;
 mod jmeter;
 mod parked;

@@ -255,6 +255,21 @@ impl Reconciler {
         row.ok_or(ReconcileError::NotFound)
     }
 
+    /// Every order of the voucher, by id.
+    async fn orders(conn: &mut sqlx::MySqlConnection, voucher_id: u64) -> Result<HashMap<u64, Row>, ReconcileError> {
+        let rows: Vec<(u64, u64, String, Option<DateTime<Utc>>)> =
+            sqlx::query_as("SELECT id, user_id, status, closed_at FROM orders WHERE voucher_id = ?")
+                .bind(voucher_id)
+                .fetch_all(&mut *conn)
+                .await?;
+        Ok(rows
+            .into_iter()
+            .filter_map(|(id, user_id, status, closed_at)| {
+                Some((id, Row { user_id, status: OrderStatus::from_column(&status)?, closed_at }))
+            })
+            .collect())
+    }
+
     /// Reconciles one voucher now, keeps and returns the report.
     pub async fn run(&self, voucher_id: u64) -> Result<Report, ReconcileError> {
         // Redis first, in one atomic snapshot (see the module doc).
@@ -268,18 +283,8 @@ impl Reconciler {
         // MySQL second, both reads in one transaction: one consistent snapshot.
         let mut tx = self.db.begin().await?;
         let voucher = self.voucher(&mut tx, voucher_id).await?;
-        let rows: Vec<(u64, u64, String, Option<DateTime<Utc>>)> =
-            sqlx::query_as("SELECT id, user_id, status, closed_at FROM orders WHERE voucher_id = ?")
-                .bind(voucher_id)
-                .fetch_all(&mut *tx)
-                .await?;
+        let orders = Self::orders(&mut tx, voucher_id).await?;
         tx.commit().await?;
-        let orders: HashMap<u64, Row> = rows
-            .into_iter()
-            .filter_map(|(id, user_id, status, closed_at)| {
-                Some((id, Row { user_id, status: OrderStatus::from_column(&status)?, closed_at }))
-            })
-            .collect();
         let live_orders = orders.values().filter(|o| o.status.is_live()).count() as i64;
 
         let mut report = Report {
@@ -310,7 +315,7 @@ impl Reconciler {
         if exists {
             self.compare(&voucher, &buyers, &orders, &mut report).await?;
         } else {
-            self.rebuild(voucher_id, &voucher, &orders, &mut report).await?;
+            self.rebuild(voucher_id, &voucher, &mut report).await?;
         }
         report.verdict = if report.verdict == Verdict::Paused {
             Verdict::Paused
@@ -487,14 +492,11 @@ impl Reconciler {
     }
 
     /// The voucher's keys are gone: rebuild them from MySQL if no order is in
-    /// flight and the sale is on or recent; otherwise report the pause.
-    async fn rebuild(
-        &self,
-        voucher_id: u64,
-        voucher: &Voucher,
-        orders: &HashMap<u64, Row>,
-        report: &mut Report,
-    ) -> Result<(), ReconcileError> {
+    /// flight and the sale is on or recent; otherwise report the pause. The
+    /// orders are read again after the lag said zero: one stored between the
+    /// run's first read and that answer would otherwise be left out, and its
+    /// unit sold a second time.
+    async fn rebuild(&self, voucher_id: u64, voucher: &Voucher, report: &mut Report) -> Result<(), ReconcileError> {
         let lag = self.lag.group_lag().await?;
         if lag != Some(0) {
             let why = match lag {
@@ -510,6 +512,7 @@ impl Reconciler {
             report.verdict = Verdict::Paused;
             return Ok(());
         }
+        let orders = Self::orders(&mut *self.db.acquire().await?, voucher_id).await?;
         let live: Vec<(u64, u64)> =
             orders.iter().filter(|(_, o)| o.status.is_live()).map(|(id, o)| (o.user_id, *id)).collect();
         let stock = voucher.initial - live.len() as i64;
@@ -530,6 +533,7 @@ impl Reconciler {
         .ignore();
         pipe.query_async::<()>(&mut self.kv.conn()).await?;
         report.redis_stock = Some(stock);
+        report.live_orders = live.len() as i64;
         report.live_buyers = live.len() as i64;
         report.differences.push(Difference {
             kind: Kind::KeysMissing,

@@ -12,6 +12,7 @@ use redis::aio::ConnectionManager;
 use redis::Script;
 
 pub use keys::Keys;
+pub use redis::RedisError;
 
 use crate::config::RedisSettings;
 
@@ -51,4 +52,10 @@ impl Kv {
     pub async fn ping(&self) -> redis::RedisResult<()> {
         redis::cmd("PING").query_async::<String>(&mut self.conn()).await.map(|_| ())
     }
+}
+
+/// True when Redis could not be reached at all (no connection, a dropped
+/// one, a timeout): an outage, not a problem of the command.
+pub fn is_unreachable(err: &redis::RedisError) -> bool {
+    err.is_io_error() || err.is_connection_dropped() || err.is_connection_refusal() || err.is_timeout()
 }

@@ -11,7 +11,13 @@
 //! are parked; an order id stored for someone else is parked as a conflict.
 //!
 //! Only those refusals park. Every other failure (MySQL or Redis errors of
-//! any kind) is retried: in place with backoff, then by redelivery. A message
+//! any kind) is retried: in place with backoff, then by redelivery. While
+//! Redis or MySQL cannot be reached at all (an outage, not an error of this
+//! batch), the batch is not handed back: it is tried again in place until
+//! they answer (or the worker stops). A batch handed back waits in the
+//! broker's schedule topic, where the group's lag does not count it, and the
+//! reconciler rebuilds a voucher's lost Redis keys only when that lag is
+//! zero: an order out of sight then would be sold a second time. A message
 //! on its last delivery is parked as `gave_up` with the error instead of
 //! going to the broker's dead-letter queue, which nothing reads (if parking
 //! itself fails, the broker moves it there). The batch is acked only after
@@ -45,6 +51,7 @@ pub async fn start(
     db: MySqlPool,
     kv: Kv,
     stats: Arc<WorkerStats>,
+    stop: CancellationToken,
 ) -> anyhow::Result<Consumer> {
     let (s, group, topic) = (&settings.mq, &settings.mq.order_consumer_group, &settings.mq.order_topic);
     let mut admin = cityhub_platform::mq::start_producer(mq, s, &format!("{group}_admin"))
@@ -52,7 +59,7 @@ pub async fn start(
         .context("start topic admin producer")?;
     cityhub_platform::mq::ensure_topic(&admin, topic, s.topic_queues).await;
     admin.shutdown().await;
-    let handler = Arc::new(OrderHandler::new(db, kv, stats, &settings.worker, s));
+    let handler = Arc::new(OrderHandler::new(db, kv, stats, &settings.worker, s, stop));
     let consumer = Consumer::start(mq, s, group, topic, handler).await.context("start order consumer")?;
     tracing::info!(%topic, %group, "order worker consuming");
     Ok(consumer)
@@ -108,14 +115,40 @@ pub struct OrderHandler {
     attempts: u32,
     topic: String,
     max_redeliveries: i32,
+    /// The worker is stopping: an outage no longer keeps a batch here.
+    stop: CancellationToken,
 }
 
-/// A batch failed in a way that retrying later may fix.
+/// A batch failed in a way that retrying later may fix; `outage` when
+/// Redis or MySQL could not be reached at all.
 #[derive(Debug)]
-struct Failure(String);
+struct Failure {
+    why: String,
+    outage: bool,
+}
+
+impl Failure {
+    fn db(what: &str, err: &sqlx::Error) -> Self {
+        Self { why: format!("{what}: {err}"), outage: cityhub_platform::db::is_unreachable(err) }
+    }
+
+    fn redis(what: &str, err: &cityhub_platform::kv::RedisError) -> Self {
+        Self { why: format!("{what}: {err}"), outage: cityhub_platform::kv::is_unreachable(err) }
+    }
+}
+
+/// The longest pause between in-place tries during an outage.
+const OUTAGE_BACKOFF_MAX: Duration = Duration::from_secs(2);
 
 impl OrderHandler {
-    pub fn new(db: MySqlPool, kv: Kv, stats: Arc<WorkerStats>, worker: &WorkerSettings, mq: &MqSettings) -> Self {
+    pub fn new(
+        db: MySqlPool,
+        kv: Kv,
+        stats: Arc<WorkerStats>,
+        worker: &WorkerSettings,
+        mq: &MqSettings,
+        stop: CancellationToken,
+    ) -> Self {
         let topic = mq.order_topic.clone();
         for result in ["stored", "redelivered", "parked"] {
             metrics::counter!(m::CONSUMER_MESSAGES, "topic" => topic.clone(), "result" => result).increment(0);
@@ -134,6 +167,7 @@ impl OrderHandler {
             attempts: worker.db_attempts.max(1),
             topic,
             max_redeliveries: mq.max_redeliveries,
+            stop,
         }
     }
 
@@ -163,8 +197,7 @@ impl OrderHandler {
         detail: &str,
     ) -> Result<(), Failure> {
         let why = Parking { kind: refusal.label(), order_id, accepted: refusal.had_202(), detail };
-        let new =
-            park(&self.db, delivery, &why).await.map_err(|err| Failure(format!("cannot park a message: {err}")))?;
+        let new = park(&self.db, delivery, &why).await.map_err(|err| Failure::db("cannot park a message", &err))?;
         if !new {
             return Ok(());
         }
@@ -182,12 +215,16 @@ impl OrderHandler {
     /// other error is retried with exponential backoff, then is a [`Failure`].
     async fn store_with_retry(&self, orders: &[OrderMessage]) -> Result<Result<Stored, StoreError>, Failure> {
         let mut delay = Duration::from_millis(50);
-        let mut last = String::new();
+        let mut last = Failure { why: String::new(), outage: false };
         for attempt in 1..=self.attempts {
             match self.writer.store(orders.to_vec()).await {
                 Err(err) if !err.is_refusal() => {
                     tracing::warn!(attempt, error = %err, "error storing orders; retrying");
-                    last = err.to_string();
+                    let what = format!("storing orders failed {} times", self.attempts);
+                    last = match &err {
+                        StoreError::Db(db) => Failure::db(&what, db),
+                        other => Failure { why: format!("{what}: {other}"), outage: false },
+                    };
                     if attempt < self.attempts {
                         tokio::time::sleep(delay).await;
                         delay = (delay * 2).min(Duration::from_secs(2));
@@ -196,7 +233,7 @@ impl OrderHandler {
                 other => return Ok(other),
             }
         }
-        Err(Failure(format!("storing orders failed {} times: {last}", self.attempts)))
+        Err(last)
     }
 
     /// Parks the conflicts of a stored batch and writes back the Redis
@@ -214,7 +251,7 @@ impl OrderHandler {
         for (voucher_id, pairs) in restore {
             let written = scripts::restore(&self.kv, voucher_id, &pairs)
                 .await
-                .map_err(|err| Failure(format!("cannot restore buyer entries: {err}")))?;
+                .map_err(|err| Failure::redis("cannot restore buyer entries", &err))?;
             tracing::warn!(voucher_id, orders = pairs.len(), written, "stored orders Redis had no entry for");
         }
         Ok(())
@@ -241,7 +278,7 @@ impl OrderHandler {
             let pairs: Vec<(u64, u64)> = members.iter().map(|&i| (parsed[i].1.user_id, parsed[i].1.order_id)).collect();
             let answers = scripts::confirm(&self.kv, *voucher_id, &pairs)
                 .await
-                .map_err(|err| Failure(format!("cannot confirm reservations: {err}")))?;
+                .map_err(|err| Failure::redis("cannot confirm reservations", &err))?;
             for (&i, state) in members.iter().zip(answers) {
                 states[i] = state;
             }
@@ -292,7 +329,7 @@ impl OrderHandler {
     async fn last_chance(&self, batch: &[Delivery]) -> Ack {
         let mut ack = Ack::Done;
         for delivery in batch {
-            let Err(Failure(why)) = self.process(std::slice::from_ref(delivery)).await else {
+            let Err(Failure { why, .. }) = self.process(std::slice::from_ref(delivery)).await else {
                 continue;
             };
             if delivery.reconsume_times < self.max_redeliveries {
@@ -301,7 +338,7 @@ impl OrderHandler {
             }
             let order_id = serde_json::from_slice::<OrderMessage>(&delivery.body).ok().map(|o| o.order_id);
             let detail = format!("gave up after {} deliveries: {why}", delivery.reconsume_times + 1);
-            if let Err(Failure(err)) = self.park(delivery, Refusal::GaveUp, order_id, &detail).await {
+            if let Err(Failure { why: err, .. }) = self.park(delivery, Refusal::GaveUp, order_id, &detail).await {
                 tracing::error!(error = %err, msg_id = %delivery.msg_id, "cannot park a message on its last delivery");
                 ack = Ack::Retry;
             }
@@ -314,15 +351,27 @@ impl BatchHandler for OrderHandler {
     async fn handle(&self, batch: Vec<Delivery>) -> Ack {
         let started = std::time::Instant::now();
         metrics::histogram!(m::CONSUMER_BATCH_SIZE, "topic" => self.topic.clone()).record(batch.len() as f64);
-        let ack = match self.process(&batch).await {
-            Ok(()) => Ack::Done,
-            Err(Failure(why)) if batch.iter().any(|d| d.reconsume_times >= self.max_redeliveries) => {
-                tracing::warn!(error = %why, "batch failed on a last delivery; settling messages one by one");
-                self.last_chance(&batch).await
-            }
-            Err(Failure(why)) => {
-                tracing::warn!(error = %why, size = batch.len(), "batch failed; it will be redelivered");
-                Ack::Retry
+        let mut pause = Duration::from_millis(100);
+        let ack = loop {
+            match self.process(&batch).await {
+                Ok(()) => break Ack::Done,
+                // Kept here, in sight of the group's lag (see the module doc).
+                Err(Failure { why, outage: true }) if !self.stop.is_cancelled() => {
+                    tracing::warn!(error = %why, size = batch.len(), "Redis or MySQL unreachable; trying the batch again");
+                    tokio::select! {
+                        () = tokio::time::sleep(pause) => {}
+                        () = self.stop.cancelled() => {}
+                    }
+                    pause = (pause * 2).min(OUTAGE_BACKOFF_MAX);
+                }
+                Err(Failure { why, .. }) if batch.iter().any(|d| d.reconsume_times >= self.max_redeliveries) => {
+                    tracing::warn!(error = %why, "batch failed on a last delivery; settling messages one by one");
+                    break self.last_chance(&batch).await;
+                }
+                Err(Failure { why, .. }) => {
+                    tracing::warn!(error = %why, size = batch.len(), "batch failed; it will be redelivered");
+                    break Ack::Retry;
+                }
             }
         };
         if ack == Ack::Retry {

@@ -60,7 +60,12 @@ impl Harness {
     }
 
     pub async fn start_worker(&mut self) {
-        let worker = Worker::start(&self.env.settings, &mq_client(), self.db.clone(), self.kv.clone()).await;
+        self.start_worker_on(self.kv.clone()).await;
+    }
+
+    /// Starts the worker with its own Redis handle (e.g. through a [`crate::outage::Outage`]).
+    pub async fn start_worker_on(&mut self, kv: Kv) {
+        let worker = Worker::start(&self.env.settings, &mq_client(), self.db.clone(), kv).await;
         self.worker = Some(worker.expect("worker"));
     }
 

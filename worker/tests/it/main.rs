@@ -7,5 +7,6 @@ mod harness;
 mod consumer;
 mod lifecycle;
 mod orders;
+mod outage;
 mod outbox;
 mod social;

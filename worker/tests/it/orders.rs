@@ -11,9 +11,10 @@ use cityhub_core::kv::CityKeys;
 use cityhub_core::orders::OrderMessage;
 use cityhub_core::seckill::scripts::{self, Release};
 use cityhub_core::seckill::Outcome;
-use cityhub_core::testkit::{eventually, mq_client};
+use cityhub_core::testkit::{eventually, logs, mq_client};
 
 use crate::harness::{Harness, DRAIN};
+use crate::outage::Outage;
 
 fn order(order_id: u64, user_id: u64, voucher_id: u64) -> OrderMessage {
     OrderMessage {
@@ -210,5 +211,34 @@ async fn two_orders_forced_onto_one_id_are_both_visible_one_stored_one_parked_as
     assert_eq!(HashSet::from([owner, parked_order.user_id]), HashSet::from([a, b]), "both orders are accounted for");
     assert_eq!(parked_after_202(), 1.0);
     assert_eq!(h.db_stock(voucher).await, 4, "the conflict took no stock");
+    h.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batch_that_cannot_reach_redis_stays_with_the_worker_until_redis_answers() {
+    let mut h = Harness::start(false, |_| {}).await;
+    let voucher = h.voucher(5).await;
+    let user = h.users(1).await[0];
+    let mut through = h.env.settings.redis.clone();
+    let outage = Outage::start(through.url.expose().trim_start_matches("redis://").trim_end_matches('/').into()).await;
+    through.url = cityhub_core::config::Secret::new(format!("redis://{}", outage.addr));
+    h.start_worker_on(cityhub_core::kv::connect(&through).await.unwrap()).await;
+
+    // Redis is gone for the worker (not for the seckill rules) when the order arrives.
+    outage.cut();
+    let won = h.buy(user, voucher).await.unwrap();
+    let tried = || async { logs::contains(&["unreachable; trying the batch again"]) };
+    assert!(eventually(DRAIN, tried).await, "the worker never tried the batch");
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    // Handed back, it would wait in the broker's schedule topic where the
+    // group's lag does not count it, and a rebuild of lost keys could resell its unit.
+    let stats = h.worker.as_ref().unwrap().stats();
+    assert_eq!(stats.retried_batches.load(Ordering::Relaxed), 0, "the batch was handed back to the broker");
+    assert_eq!(h.order_count(voucher).await, 0);
+
+    outage.restore();
+    assert_eq!(h.wait_for_orders(voucher, 1, DRAIN).await, 1);
+    assert_eq!(stats.retried_batches.load(Ordering::Relaxed), 0);
+    h.assert_invariants(voucher, &[won]).await;
     h.shutdown().await;
 }

@@ -1,0 +1,475 @@
+//! `cityhub chaos`: flash sales while processes die, and the proof that
+//! nothing accepted was lost and nothing oversold.
+//!
+//! Each scenario gets a [`lab::Lab`] of its own (MariaDB, Redis, name
+//! server and broker on their own ports and data) with the API and worker
+//! on it, a voucher and users; a paced stampede runs ([`shoppers`]) while
+//! the fault driver waits for its trigger, injects the fault, heals it, and
+//! measures the time until the sale's state is whole again. After the
+//! stampede the run waits for the drain and the reconciler, then counts the
+//! invariants with the shared checker ([`Tally`]) and asks the reconciler
+//! for its verdict. A scenario passes when nothing is oversold, doubled,
+//! lost, stranded or unexplained, Redis agrees with MySQL, the reconciler
+//! says `consistent` and every fault was recovered from in time.
+//!
+//! The lab runs the reconciler every 2 s with a 5 s grace period (stranded
+//! reservations are re-published after it) and samples the consumer lag
+//! every second, so recovery is measured in seconds, not minutes.
+
+pub mod lab;
+pub mod report;
+pub mod shoppers;
+pub mod soak;
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use cityhub_core::auth::Auth;
+use cityhub_core::config::Settings;
+use cityhub_core::invariants::{self, Accepted, Tally};
+use cityhub_core::kv::Kv;
+use serde::{Deserialize, Serialize};
+use sqlx::MySqlPool;
+
+use crate::platform::Platform;
+use lab::{Lab, Part};
+use shoppers::{Answer, Pace, Record, Shoppers};
+
+/// One fault, or all of them in sequence in one sale.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Scenario {
+    /// The worker is killed (`kill -9`) mid-drain and restarted.
+    WorkerKill,
+    /// The broker is killed mid-sale and restarted on the same store.
+    BrokerKill,
+    /// The name server is killed and restarted after a while.
+    NamesrvDown,
+    /// MariaDB is stopped mid-drain and started again.
+    DatabaseStop,
+    /// Redis is killed and restarted empty mid-sale.
+    RedisRestart,
+    /// The API is killed mid-stampede and restarted.
+    ApiKill,
+    /// Every fault above, one after another, in one sale.
+    All,
+}
+
+impl Scenario {
+    /// Every scenario, in the order a full run takes them.
+    pub const EVERY: [Scenario; 7] = [
+        Scenario::WorkerKill,
+        Scenario::BrokerKill,
+        Scenario::NamesrvDown,
+        Scenario::DatabaseStop,
+        Scenario::RedisRestart,
+        Scenario::ApiKill,
+        Scenario::All,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Scenario::WorkerKill => "worker kill -9",
+            Scenario::BrokerKill => "broker kill -9",
+            Scenario::NamesrvDown => "name server down",
+            Scenario::DatabaseStop => "MariaDB stopped",
+            Scenario::RedisRestart => "Redis restarted empty",
+            Scenario::ApiKill => "API kill -9",
+            Scenario::All => "all in sequence",
+        }
+    }
+
+    /// The single faults this scenario injects, in order.
+    fn faults(self) -> Vec<Scenario> {
+        match self {
+            // Sale-path faults first, while stock is left; drain-path faults after.
+            Scenario::All => vec![
+                Scenario::BrokerKill,
+                Scenario::ApiKill,
+                Scenario::RedisRestart,
+                Scenario::WorkerKill,
+                Scenario::NamesrvDown,
+                Scenario::DatabaseStop,
+            ],
+            one => vec![one],
+        }
+    }
+
+    /// Whether the fault waits for stored orders (mid-drain) rather than 202s (mid-sale).
+    fn waits_for_stored(self) -> bool {
+        matches!(self, Scenario::WorkerKill | Scenario::DatabaseStop)
+    }
+}
+
+/// What to run.
+#[derive(Debug, Clone, clap::Args)]
+pub struct Plan {
+    /// A scenario to run (repeatable); none: every one, then all in sequence.
+    #[arg(long = "scenario", value_enum)]
+    pub scenarios: Vec<Scenario>,
+    /// Distinct shoppers per sale.
+    #[arg(long, default_value_t = 5000)]
+    pub users: usize,
+    /// Requests per sale (request i is made by user i mod users); a sale
+    /// goes on past them until its faults are over.
+    #[arg(long, default_value_t = 50_000)]
+    pub requests: usize,
+    /// Units for sale.
+    #[arg(long, default_value_t = 1000)]
+    pub stock: u32,
+    /// Requests sent per second.
+    #[arg(long, default_value_t = 1000)]
+    pub rate: u32,
+    /// Requests in flight at most.
+    #[arg(long, default_value_t = 200)]
+    pub concurrency: usize,
+    /// How long the worker stays dead, seconds.
+    #[arg(long, default_value_t = 3)]
+    pub worker_down_secs: u64,
+    /// How long the broker stays dead, seconds.
+    #[arg(long, default_value_t = 5)]
+    pub broker_down_secs: u64,
+    /// How long the name server stays dead, seconds.
+    #[arg(long, default_value_t = 10)]
+    pub namesrv_down_secs: u64,
+    /// How long MariaDB stays stopped, seconds.
+    #[arg(long, default_value_t = 30)]
+    pub database_down_secs: u64,
+    /// How long the API stays dead, seconds.
+    #[arg(long, default_value_t = 2)]
+    pub api_down_secs: u64,
+    /// Longest wait for the sale to be whole again after a fault, and for
+    /// the drain after the stampede, seconds.
+    #[arg(long, default_value_t = 180)]
+    pub recover_timeout_secs: u64,
+    /// Keep each lab's folder (data and logs of every process) and print where.
+    #[arg(long)]
+    pub keep: bool,
+}
+
+impl Plan {
+    fn down(&self, fault: Scenario) -> Duration {
+        Duration::from_secs(match fault {
+            Scenario::WorkerKill => self.worker_down_secs,
+            Scenario::BrokerKill => self.broker_down_secs,
+            Scenario::NamesrvDown => self.namesrv_down_secs,
+            Scenario::DatabaseStop => self.database_down_secs,
+            Scenario::ApiKill => self.api_down_secs,
+            Scenario::RedisRestart | Scenario::All => 0,
+        })
+    }
+
+    /// The scenarios to run: the chosen ones, else every one.
+    pub fn scenarios(&self) -> Vec<Scenario> {
+        if self.scenarios.is_empty() {
+            Scenario::EVERY.to_vec()
+        } else {
+            self.scenarios.clone()
+        }
+    }
+}
+
+/// One injected fault, in seconds since the stampede began.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct FaultWindow {
+    pub fault: Scenario,
+    pub from_s: f64,
+    /// When the part was back.
+    pub to_s: f64,
+    /// From the fault to the first moment the sale was whole again; `None`
+    /// when it was not within the recovery timeout.
+    pub recovered_after_s: Option<f64>,
+    /// What shoppers were answered from the fault until the sale was whole
+    /// again (or the timeout).
+    pub answers: BTreeMap<String, usize>,
+}
+
+/// One scenario's line of the report.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Row {
+    pub scenario: Scenario,
+    pub requests: usize,
+    pub tally: Tally,
+    /// The reconciler's verdict after the drain.
+    pub verdict: String,
+    pub faults: Vec<FaultWindow>,
+    /// Every answer of the run, by label.
+    pub answers: BTreeMap<String, usize>,
+    /// The longest recovery of its faults.
+    pub recover_s: Option<f64>,
+    /// From the end of the stampede until the sale's state was whole.
+    pub drain_s: f64,
+    pub pass: bool,
+}
+
+/// The services and processes one scenario runs on.
+struct Run<'a> {
+    plan: &'a Plan,
+    lab: Lab,
+    platform: Platform,
+    db: MySqlPool,
+    kv: Kv,
+    voucher: u64,
+    shoppers: Arc<Shoppers>,
+}
+
+/// The lab's settings: `base` on the lab's services, limits off (the
+/// stampede comes from one address), a fast reconciler and lag sampling.
+fn lab_settings(lab: &Lab, base: &Settings) -> Settings {
+    let mut s = lab.settings(base);
+    s.limits.enabled = false;
+    s.reconcile.every_secs = 2;
+    s.reconcile.grace_secs = 5;
+    s.mq.lag_sample_ms = 1000;
+    s.log.filter = "warn,cityhub=info".into();
+    s
+}
+
+/// A scratch folder on tmpfs where there is one (the broker's store and
+/// MariaDB's files are written fast and thrown away).
+fn scratch(name: &str) -> PathBuf {
+    let root = if std::path::Path::new("/dev/shm").is_dir() { PathBuf::from("/dev/shm") } else { std::env::temp_dir() };
+    root.join(format!("cityhub-chaos-{name}-{:08x}", rand::random::<u32>()))
+}
+
+/// Runs one scenario in a lab of its own and returns its row.
+pub async fn run_scenario(base: &Settings, plan: &Plan, scenario: Scenario) -> anyhow::Result<Row> {
+    let dir = scratch("sale");
+    let lab = Lab::start(&dir).await.context("start the lab")?;
+    let settings = lab_settings(&lab, base);
+    let platform = Platform::start(settings.clone(), &dir.join("logs")).await?;
+    let db = cityhub_platform::db::connect(&settings.database).await?;
+    let kv = cityhub_core::kv::connect(&settings.redis).await?;
+    let sale = crate::flash_sale::Plan {
+        api: platform.base(),
+        users: plan.users,
+        requests: plan.requests,
+        concurrency: plan.concurrency,
+        stock: plan.stock,
+        drain_timeout: plan.recover_timeout_secs,
+        user_offset: 0,
+        quiet: true,
+    };
+    let voucher = crate::flash_sale::create_voucher(&settings, &sale).await?;
+    let auth = Auth::new(db.clone(), kv.clone(), &settings.auth);
+    let users = crate::users::create(&auth, 0, plan.users).await?;
+    let shoppers = Shoppers::new(users, auth);
+    let mut run = Run { plan, lab, platform, db, kv, voucher, shoppers };
+    let result = run.sale(scenario).await;
+    if result.is_err() {
+        eprintln!("{}", run.logs());
+    }
+    let _ = run.platform.stop().await;
+    if plan.keep {
+        run.lab.keep();
+        println!("    lab kept in {}", dir.display());
+    }
+    result
+}
+
+impl Run<'_> {
+    async fn sale(&mut self, scenario: Scenario) -> anyhow::Result<Row> {
+        let url = format!("{}/vouchers/{}/seckill", self.platform.base(), self.voucher);
+        let pace = Pace { requests: self.plan.requests, rate: self.plan.rate, concurrency: self.plan.concurrency };
+        let stampede = tokio::spawn(Arc::clone(&self.shoppers).run(url, pace));
+        let faults = self.inject_all(scenario).await;
+        // Every shopper gets one more try after the last recovery.
+        self.shoppers.release_hold(self.plan.users);
+        let faults = faults?;
+        stampede.await??;
+        let ended = Instant::now();
+        let settled = self.wait_whole(None, Duration::from_secs(self.plan.recover_timeout_secs)).await;
+        let drain_s = ended.elapsed().as_secs_f64();
+        let verdict = self.reconciler_verdict().await?;
+        let records = self.shoppers.records();
+        let tally = Tally::of(&accepted(&records), &unanswered(&records), &self.state().await?);
+        let recover_s = faults.iter().map(|f| f.recovered_after_s).try_fold(0.0f64, |m, r| r.map(|r| m.max(r)));
+        let pass = tally.clean() && settled && verdict == "consistent" && recover_s.is_some();
+        Ok(Row {
+            scenario,
+            requests: records.len(),
+            tally,
+            verdict,
+            faults,
+            answers: shoppers::count(&records),
+            recover_s,
+            drain_s,
+            pass,
+        })
+    }
+
+    async fn inject_all(&mut self, scenario: Scenario) -> anyhow::Result<Vec<FaultWindow>> {
+        let faults = scenario.faults();
+        let stock = self.plan.stock as usize;
+        let mut windows = Vec::new();
+        for (k, fault) in faults.iter().copied().enumerate() {
+            let threshold = if faults.len() == 1 { stock / 3 } else { (k + 1) * stock / (faults.len() + 2) };
+            self.wait_trigger(fault, threshold.max(1)).await?;
+            windows.push(self.inject(fault).await?);
+        }
+        Ok(windows)
+    }
+
+    /// Waits until `threshold` 202s (or stored orders) or until the sale
+    /// sells out, whichever comes first.
+    async fn wait_trigger(&self, fault: Scenario, threshold: usize) -> anyhow::Result<()> {
+        let sold_out_before = self.shoppers.sold_out();
+        loop {
+            let reached = if fault.waits_for_stored() {
+                crate::flash_sale::order_count(&self.db, self.voucher).await.unwrap_or(0) as usize >= threshold
+            } else {
+                self.shoppers.accepted() >= threshold
+            };
+            if reached || self.shoppers.sold_out() > sold_out_before {
+                return Ok(());
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    /// Injects `fault`, heals it, and waits for the sale to be whole again.
+    async fn inject(&mut self, fault: Scenario) -> anyhow::Result<FaultWindow> {
+        let from = self.shoppers.started.elapsed();
+        let fault_at = Instant::now();
+        let down = self.plan.down(fault);
+        match fault {
+            Scenario::WorkerKill => {
+                self.platform.kill_worker().await?;
+                tokio::time::sleep(down).await;
+                self.platform.start_worker().await?;
+            }
+            Scenario::ApiKill => {
+                self.platform.kill_api().await?;
+                tokio::time::sleep(down).await;
+                self.platform.start_api().await?;
+            }
+            Scenario::BrokerKill | Scenario::NamesrvDown | Scenario::RedisRestart => {
+                let part = match fault {
+                    Scenario::BrokerKill => Part::Broker,
+                    Scenario::NamesrvDown => Part::NameServer,
+                    _ => Part::Redis,
+                };
+                self.lab.kill(part).await?;
+                tokio::time::sleep(down).await;
+                self.lab.start_part(part).await?;
+            }
+            Scenario::DatabaseStop => {
+                self.lab.stop(Part::Database).await?;
+                tokio::time::sleep(down).await;
+                self.lab.start_part(Part::Database).await?;
+            }
+            Scenario::All => unreachable!("All is a sequence of single faults"),
+        }
+        let to = self.shoppers.started.elapsed();
+        let timeout = Duration::from_secs(self.plan.recover_timeout_secs);
+        let whole = self.wait_whole(Some(to), timeout).await;
+        let until = self.shoppers.started.elapsed();
+        let records = self.shoppers.records();
+        Ok(FaultWindow {
+            fault,
+            from_s: from.as_secs_f64(),
+            to_s: to.as_secs_f64(),
+            recovered_after_s: whole.then(|| fault_at.elapsed().as_secs_f64()),
+            answers: shoppers::count(records.iter().filter(|r| r.at >= from && r.at <= until)),
+        })
+    }
+
+    /// Polls until the sale's state is whole; false after `timeout`. While
+    /// selling (`healed_at`: when the fault was healed), orders younger than
+    /// [`IN_FLIGHT_MS`] are excused (see [`Tally::while_selling`]), and the
+    /// shoppers must be served again: the last [`SERVED_AGAIN`] answers
+    /// since the heal are 202s or 409s. After the stampede nothing is excused.
+    async fn wait_whole(&self, healed_at: Option<Duration>, timeout: Duration) -> bool {
+        let started = Instant::now();
+        while started.elapsed() < timeout {
+            let cut = if healed_at.is_some() { now_ms().saturating_sub(IN_FLIGHT_MS) } else { u64::MAX };
+            let records = self.shoppers.records();
+            let served = healed_at.is_none_or(|healed| served_again(&records, healed));
+            if served {
+                if let Ok(state) = self.state().await {
+                    if Tally::while_selling(&accepted(&records), &unanswered(&records), &state, cut).clean() {
+                        return true;
+                    }
+                }
+            }
+            tokio::time::sleep(Duration::from_millis(250)).await;
+        }
+        false
+    }
+
+    async fn state(&self) -> anyhow::Result<invariants::SaleState> {
+        invariants::load(&self.db, &self.kv, self.voucher).await
+    }
+
+    /// `POST /admin/reconcile/{id}`: the reconciler's verdict, run now.
+    async fn reconciler_verdict(&self) -> anyhow::Result<String> {
+        let admin = crate::admin::operator_token(&self.platform.settings).await?;
+        let url = format!("{}/admin/reconcile/{}", self.platform.base(), self.voucher);
+        let r = reqwest::Client::new().post(&url).bearer_auth(admin).send().await?;
+        let status = r.status();
+        let report: serde_json::Value = r.json().await.with_context(|| format!("{url} answered {status}"))?;
+        Ok(report["verdict"].as_str().unwrap_or("unknown").to_owned())
+    }
+
+    /// The ends of every log, for a run that failed.
+    fn logs(&self) -> String {
+        let mut out = String::new();
+        for p in [&self.platform.api, &self.platform.worker].into_iter().flatten() {
+            out.push_str(&format!("--- {}\n{}\n", p.name, p.log_tail(20)));
+        }
+        for part in [Part::Database, Part::Redis, Part::NameServer, Part::Broker] {
+            out.push_str(&format!("--- {part:?}\n{}\n", self.lab.log_tail(part, 10)));
+        }
+        out
+    }
+}
+
+/// A 202 younger than this may still be on its way to MySQL while the sale runs.
+const IN_FLIGHT_MS: u64 = 1000;
+
+/// How many answers in a row, after a heal, must be the sale's own (202 or 409).
+const SERVED_AGAIN: usize = 20;
+
+/// Whether the last [`SERVED_AGAIN`] answers since `healed` are the sale's own.
+fn served_again(records: &[Record], healed: Duration) -> bool {
+    let mut since: Vec<&Record> = records.iter().filter(|r| r.at > healed).collect();
+    since.sort_by_key(|r| r.at);
+    since.len() >= SERVED_AGAIN
+        && since[since.len() - SERVED_AGAIN..]
+            .iter()
+            .all(|r| matches!(r.answer, Answer::Accepted(_) | Answer::Refused(409, _)))
+}
+
+fn now_ms() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
+}
+
+fn accepted(records: &[Record]) -> Vec<Accepted> {
+    records
+        .iter()
+        .filter_map(|r| match r.answer {
+            Answer::Accepted(order_id) => Some(Accepted { order_id, user_id: r.user_id }),
+            _ => None,
+        })
+        .collect()
+}
+
+fn unanswered(records: &[Record]) -> HashSet<u64> {
+    records.iter().filter(|r| r.answer == Answer::NoAnswer).map(|r| r.user_id).collect()
+}
+
+/// Runs the plan's scenarios one after another (each in its own lab),
+/// printing each row as it finishes.
+pub async fn run(base: &Settings, plan: &Plan) -> anyhow::Result<Vec<Row>> {
+    let mut rows = Vec::new();
+    report::print_header();
+    for scenario in plan.scenarios() {
+        let row = run_scenario(base, plan, scenario).await.with_context(|| format!("scenario {}", scenario.name()))?;
+        report::print_row(&row);
+        rows.push(row);
+    }
+    Ok(rows)
+}

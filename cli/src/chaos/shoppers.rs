@@ -1,0 +1,182 @@
+//! The chaos run's shoppers: a paced stampede (request i is user
+//! i mod users, `rate` a second, at most `concurrency` in flight) that
+//! records every answer with its time, so the report can say what shoppers
+//! saw while a fault lasted. A shopper whose token was lost (Redis
+//! restarted) logs in again and goes on. The stampede runs for `requests`
+//! requests and, while held, for as long as the fault driver needs
+//! ([`Shoppers::release_hold`]).
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use cityhub_core::auth::{Auth, Issued};
+use tokio::sync::Semaphore;
+
+/// What one request got back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Answer {
+    Accepted(u64),
+    /// Any other status, with the error body's `code`.
+    Refused(u16, String),
+    /// The connection failed or the request timed out.
+    NoAnswer,
+}
+
+impl Answer {
+    /// How the report counts it: `202`, `409 sold_out`, `no answer`.
+    pub fn label(&self) -> String {
+        match self {
+            Answer::Accepted(_) => "202".into(),
+            Answer::Refused(status, code) => format!("{status} {code}"),
+            Answer::NoAnswer => "no answer".into(),
+        }
+    }
+}
+
+/// One request: when it was answered (since the stampede began), by whom, what.
+#[derive(Debug, Clone)]
+pub struct Record {
+    pub at: Duration,
+    pub user_id: u64,
+    pub answer: Answer,
+}
+
+/// The stampede's shared state: live counters for the fault driver and
+/// every record.
+pub struct Shoppers {
+    pub started: Instant,
+    accepted: AtomicUsize,
+    sold_out: AtomicUsize,
+    sent: AtomicUsize,
+    /// Requests to send at least; `usize::MAX` while held.
+    until: AtomicUsize,
+    records: Mutex<Vec<Record>>,
+    tokens: Vec<Mutex<Issued>>,
+    auth: Auth,
+}
+
+/// How fast and how much.
+#[derive(Debug, Clone, Copy)]
+pub struct Pace {
+    pub requests: usize,
+    pub rate: u32,
+    pub concurrency: usize,
+}
+
+impl Shoppers {
+    pub fn new(users: Vec<Issued>, auth: Auth) -> Arc<Self> {
+        Arc::new(Self {
+            started: Instant::now(),
+            accepted: AtomicUsize::new(0),
+            sold_out: AtomicUsize::new(0),
+            sent: AtomicUsize::new(0),
+            until: AtomicUsize::new(usize::MAX),
+            records: Mutex::new(Vec::new()),
+            tokens: users.into_iter().map(Mutex::new).collect(),
+            auth,
+        })
+    }
+
+    /// 202s so far.
+    pub fn accepted(&self) -> usize {
+        self.accepted.load(Ordering::Relaxed)
+    }
+
+    /// `409 sold_out` answers so far.
+    pub fn sold_out(&self) -> usize {
+        self.sold_out.load(Ordering::Relaxed)
+    }
+
+    /// Requests sent so far.
+    pub fn sent(&self) -> usize {
+        self.sent.load(Ordering::Relaxed)
+    }
+
+    /// While held, the stampede goes on past its request count; the fault
+    /// driver lets go when its faults are over, and the stampede then sends
+    /// at least `more` requests (so the sale can go on after a recovery).
+    pub fn release_hold(&self, more: usize) {
+        self.until.store(self.sent().saturating_add(more), Ordering::Relaxed);
+    }
+
+    /// Every record so far.
+    pub fn records(&self) -> Vec<Record> {
+        self.records.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// Fires the stampede at `url`; returns when every request is answered.
+    pub async fn run(self: Arc<Self>, url: String, pace: Pace) -> anyhow::Result<()> {
+        let http = reqwest::Client::builder()
+            .pool_max_idle_per_host(pace.concurrency)
+            .timeout(Duration::from_secs(5))
+            .build()?;
+        let gate = Arc::new(Semaphore::new(pace.concurrency));
+        let interval = Duration::from_secs_f64(1.0 / f64::from(pace.rate.max(1)));
+        let mut tasks = tokio::task::JoinSet::new();
+        let mut i = 0usize;
+        while i < pace.requests.max(self.until.load(Ordering::Relaxed)) {
+            tokio::time::sleep_until((self.started + interval.mul_f64(i as f64)).into()).await;
+            let permit = Arc::clone(&gate).acquire_owned().await?;
+            let (this, http, url) = (Arc::clone(&self), http.clone(), url.clone());
+            let user = i % self.tokens.len();
+            tasks.spawn(async move {
+                this.fire(&http, &url, user).await;
+                drop(permit);
+            });
+            self.sent.fetch_add(1, Ordering::Relaxed);
+            i += 1;
+            while tasks.try_join_next().is_some() {}
+        }
+        while tasks.join_next().await.is_some() {}
+        Ok(())
+    }
+
+    async fn fire(&self, http: &reqwest::Client, url: &str, user: usize) {
+        let (token, session) = {
+            let issued = self.tokens[user].lock().unwrap_or_else(|p| p.into_inner());
+            (issued.token.clone(), issued.session)
+        };
+        let answer = match http.post(url).bearer_auth(&token).send().await {
+            Err(_) => Answer::NoAnswer,
+            Ok(r) => {
+                let status = r.status().as_u16();
+                match r.json::<serde_json::Value>().await {
+                    Err(_) => Answer::NoAnswer,
+                    Ok(body) if status == 202 => match body["order_id"].as_str().and_then(|id| id.parse().ok()) {
+                        Some(id) => Answer::Accepted(id),
+                        None => Answer::Refused(status, "no_order_id".into()),
+                    },
+                    Ok(body) => Answer::Refused(status, body["code"].as_str().unwrap_or("").to_owned()),
+                }
+            }
+        };
+        match &answer {
+            Answer::Accepted(_) => {
+                self.accepted.fetch_add(1, Ordering::Relaxed);
+            }
+            Answer::Refused(409, code) if code == "sold_out" => {
+                self.sold_out.fetch_add(1, Ordering::Relaxed);
+            }
+            Answer::Refused(401, _) => {
+                // The session store lost the token: log in again.
+                if let Ok(issued) = self.auth.issue(session).await {
+                    *self.tokens[user].lock().unwrap_or_else(|p| p.into_inner()) = issued;
+                }
+            }
+            _ => {}
+        }
+        let record = Record { at: self.started.elapsed(), user_id: session.user_id, answer };
+        self.records.lock().unwrap_or_else(|p| p.into_inner()).push(record);
+    }
+}
+
+/// Answers counted by label.
+pub fn count<'a>(records: impl IntoIterator<Item = &'a Record>) -> BTreeMap<String, usize> {
+    let mut counts = BTreeMap::new();
+    for r in records {
+        *counts.entry(r.answer.label()).or_insert(0) += 1;
+    }
+    counts
+}
