@@ -99,11 +99,7 @@ fn bar(quiet: bool, len: u64, what: &str) -> ProgressBar {
 /// Runs the reconciler once through the API (`POST /admin/reconcile/{id}`)
 /// after the drain: it must find Redis and MySQL consistent.
 async fn reconciler_verdict(settings: &Settings, plan: &Plan, voucher_id: u64) -> anyhow::Result<Check> {
-    let url = format!("{}/admin/reconcile/{voucher_id}", plan.api);
-    let admin = crate::admin::operator_token(settings).await?;
-    let r = reqwest::Client::new().post(&url).bearer_auth(admin).send().await?;
-    let status = r.status();
-    let report: serde_json::Value = r.json().await.with_context(|| format!("{url} answered {status}"))?;
+    let (status, report) = reconcile_now(settings, &plan.api, voucher_id).await?;
     let verdict = report["verdict"].as_str().unwrap_or("unknown").to_owned();
     let differences = report["differences"].as_array().map_or(0, Vec::len);
     Ok(Check {
@@ -111,6 +107,21 @@ async fn reconciler_verdict(settings: &Settings, plan: &Plan, voucher_id: u64) -
         pass: status.is_success() && verdict == "consistent",
         detail: format!("{verdict}, {differences} differences (HTTP {status})"),
     })
+}
+
+/// `POST /admin/reconcile/{voucher_id}` on `api` as the operator: the HTTP
+/// status and the report.
+pub async fn reconcile_now(
+    settings: &Settings,
+    api: &str,
+    voucher_id: u64,
+) -> anyhow::Result<(reqwest::StatusCode, serde_json::Value)> {
+    let url = format!("{api}/admin/reconcile/{voucher_id}");
+    let admin = crate::admin::operator_token(settings).await?;
+    let r = reqwest::Client::new().post(&url).bearer_auth(admin).send().await?;
+    let status = r.status();
+    let report = r.json().await.with_context(|| format!("{url} answered {status}"))?;
+    Ok((status, report))
 }
 
 /// What a stampede measured.

@@ -93,7 +93,7 @@ pub fn spawn(name: &'static str, settings: &Settings, log: &Path) -> anyhow::Res
 }
 
 /// The last `n` lines of a log file (for error reports).
-fn tail(log: &Path, n: usize) -> String {
+pub fn tail(log: &Path, n: usize) -> String {
     let text = std::fs::read_to_string(log).unwrap_or_default();
     let lines: Vec<&str> = text.lines().collect();
     lines[lines.len().saturating_sub(n)..].join("\n")

@@ -46,37 +46,32 @@ async fn create_database_if_missing(options: &MySqlConnectOptions) -> Result<(),
 /// True for errors worth retrying: lost connections, pool timeouts, deadlocks
 /// and lock-wait timeouts (also what the API answers as "database unavailable").
 pub fn is_transient(err: &sqlx::Error) -> bool {
-    match err {
-        sqlx::Error::Io(_) | sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Protocol(_) => true,
-        sqlx::Error::Database(db) => {
-            let number = db.try_downcast_ref::<sqlx::mysql::MySqlDatabaseError>().map(|e| e.number());
-            // 1205 lock wait timeout, 1213 deadlock, 2006/2013 server gone / lost.
-            matches!(number, Some(1205 | 1213 | 2006 | 2013))
-        }
-        _ => false,
-    }
+    is_unreachable(err)
+        || matches!(err, sqlx::Error::Protocol(_))
+        // 1205 lock wait timeout, 1213 deadlock.
+        || matches!(mysql_number(err), Some(1205 | 1213))
+}
+
+/// The MySQL error number of a server error.
+fn mysql_number(err: &sqlx::Error) -> Option<u16> {
+    let sqlx::Error::Database(db) = err else {
+        return None;
+    };
+    db.try_downcast_ref::<sqlx::mysql::MySqlDatabaseError>().map(|e| e.number())
 }
 
 /// True when MySQL could not be reached at all (no connection, a lost one,
 /// the pool timed out or closed): an outage, not a problem of the statement.
 pub fn is_unreachable(err: &sqlx::Error) -> bool {
-    match err {
-        sqlx::Error::Io(_) | sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed => true,
-        sqlx::Error::Database(db) => {
-            let number = db.try_downcast_ref::<sqlx::mysql::MySqlDatabaseError>().map(|e| e.number());
-            matches!(number, Some(2006 | 2013))
-        }
-        _ => false,
-    }
+    matches!(err, sqlx::Error::Io(_) | sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed)
+        // 2006 server gone, 2013 connection lost.
+        || matches!(mysql_number(err), Some(2006 | 2013))
 }
 
 /// True when InnoDB chose this transaction as a deadlock's victim and rolled
 /// it back whole: running it again is safe and usually succeeds.
 pub fn is_deadlock(err: &sqlx::Error) -> bool {
-    let sqlx::Error::Database(db) = err else {
-        return false;
-    };
-    db.try_downcast_ref::<sqlx::mysql::MySqlDatabaseError>().is_some_and(|e| e.number() == 1213)
+    mysql_number(err) == Some(1213)
 }
 
 /// The name of the unique key a duplicate-entry error hit, if it was one.

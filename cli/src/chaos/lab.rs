@@ -250,9 +250,7 @@ impl Lab {
 
     /// The end of a part's log.
     pub fn log_tail(&self, part: Part, lines: usize) -> String {
-        let text = std::fs::read_to_string(self.log(part)).unwrap_or_default();
-        let all: Vec<&str> = text.lines().collect();
-        all[all.len().saturating_sub(lines)..].join("\n")
+        crate::platform::tail(&self.log(part), lines)
     }
 }
 

@@ -406,11 +406,8 @@ impl Run<'_> {
 
     /// `POST /admin/reconcile/{id}`: the reconciler's verdict, run now.
     async fn reconciler_verdict(&self) -> anyhow::Result<String> {
-        let admin = crate::admin::operator_token(&self.platform.settings).await?;
-        let url = format!("{}/admin/reconcile/{}", self.platform.base(), self.voucher);
-        let r = reqwest::Client::new().post(&url).bearer_auth(admin).send().await?;
-        let status = r.status();
-        let report: serde_json::Value = r.json().await.with_context(|| format!("{url} answered {status}"))?;
+        let (_, report) =
+            crate::flash_sale::reconcile_now(&self.platform.settings, &self.platform.base(), self.voucher).await?;
         Ok(report["verdict"].as_str().unwrap_or("unknown").to_owned())
     }
 

@@ -106,9 +106,8 @@ pub async fn run(base: &Settings, minutes: u64, rate: u32) -> anyhow::Result<Soa
     let mut settings = super::lab_settings(&lab, base);
     settings.orders.payment_timeout_secs = 60;
     settings.orders.close_every_secs = 10;
-    let mut platform = Platform::start(settings.clone(), &dir.join("logs")).await?;
+    let platform = Platform::start(settings.clone(), &dir.join("logs")).await?;
     let result = soak(&settings, &platform, minutes, rate).await;
-    platform.stop_worker().await?;
     platform.stop().await?;
     drop(lab);
     result

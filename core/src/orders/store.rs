@@ -39,16 +39,9 @@ pub enum StoreError {
     /// The voucher has no seckill row.
     #[error("voucher {0} is not a seckill voucher")]
     UnknownVoucher(u64),
+    /// Not a rule's refusal (every other variant is one): may pass on a retry.
     #[error(transparent)]
     Db(sqlx::Error),
-}
-
-impl StoreError {
-    /// True when a rule refused the batch (retrying cannot help); every
-    /// other error may pass on a retry.
-    pub fn is_refusal(&self) -> bool {
-        !matches!(self, StoreError::Db(_))
-    }
 }
 
 impl From<sqlx::Error> for StoreError {

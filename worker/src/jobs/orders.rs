@@ -215,16 +215,14 @@ impl OrderHandler {
     /// other error is retried with exponential backoff, then is a [`Failure`].
     async fn store_with_retry(&self, orders: &[OrderMessage]) -> Result<Result<Stored, StoreError>, Failure> {
         let mut delay = Duration::from_millis(50);
-        let mut last = Failure { why: String::new(), outage: false };
+        let what = format!("storing orders failed {} times", self.attempts);
+        let mut last = Failure { why: what.clone(), outage: false };
         for attempt in 1..=self.attempts {
             match self.writer.store(orders.to_vec()).await {
-                Err(err) if !err.is_refusal() => {
+                // A DB error may pass on a retry; every other error is a rule's refusal.
+                Err(StoreError::Db(err)) => {
                     tracing::warn!(attempt, error = %err, "error storing orders; retrying");
-                    let what = format!("storing orders failed {} times", self.attempts);
-                    last = match &err {
-                        StoreError::Db(db) => Failure::db(&what, db),
-                        other => Failure { why: format!("{what}: {other}"), outage: false },
-                    };
+                    last = Failure::db(&what, &err);
                     if attempt < self.attempts {
                         tokio::time::sleep(delay).await;
                         delay = (delay * 2).min(Duration::from_secs(2));
