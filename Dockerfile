@@ -1,9 +1,9 @@
-# Multi-stage build of CityHub's binaries; `--target api` or `--target worker`.
+# Multi-stage build of CityHub's binaries; `--target api` or `--target order-worker`.
 FROM rust:1.95-bookworm AS build
 WORKDIR /src
 COPY . .
-RUN cargo build --release -p cityhub-api -p cityhub-worker -p cityhub-cli \
- && cp target/release/cityhub-api target/release/cityhub-worker target/release/cityhub /usr/local/bin/
+RUN cargo build --release -p cityhub-api -p cityhub-order-worker -p cityhub-cli \
+ && cp target/release/cityhub-api target/release/cityhub-order-worker target/release/cityhub /usr/local/bin/
 
 FROM debian:bookworm-slim AS runtime
 RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates curl \
@@ -16,6 +16,6 @@ COPY --from=build /usr/local/bin/cityhub-api /usr/local/bin/
 EXPOSE 8080
 ENTRYPOINT ["cityhub-api"]
 
-FROM runtime AS worker
-COPY --from=build /usr/local/bin/cityhub-worker /usr/local/bin/
-ENTRYPOINT ["cityhub-worker"]
+FROM runtime AS order-worker
+COPY --from=build /usr/local/bin/cityhub-order-worker /usr/local/bin/
+ENTRYPOINT ["cityhub-order-worker"]

@@ -1,29 +1,35 @@
 -- seckill_recount.lua: make a voucher's Redis stock agree with its buyers.
+-- generation.lua is prepended.
 --
--- KEYS[1]  voucher hash  <prefix>seckill:{<voucher>}:voucher
--- KEYS[2]  buyers hash   <prefix>seckill:{<voucher>}:buyers
--- ARGV[1]  initial stock
+-- KEYS[1]  generation mark (generation.lua)
+-- KEYS[2]  voucher hash  <prefix>seckill:{<voucher>}:voucher
+-- KEYS[3]  buyers hash   <prefix>seckill:{<voucher>}:buyers
+-- ARGV[1]  the caller's generation
+-- ARGV[2]  initial stock
 --
 -- Every reservation decrements stock and records its buyer in one script, so
 -- stock + live buyers (entries that are not "<id>:r" tombstones) is the
 -- initial stock. This recomputes stock from the buyers atomically, so a
 -- reservation running at the same time cannot slip between count and write.
 --
--- Returns {stock before, stock after}, or {-1, -1} if the voucher hash is gone.
-if redis.call('EXISTS', KEYS[1]) == 0 then
-  return {-1, -1}
+-- Returns {state, stock before, stock after}: state 0 recounted, 7 paused
+-- (keys gone or of another generation: untouched), 8 the caller's
+-- generation is stale.
+local refused = fenced_out(KEYS[2], 3)
+if refused then
+  return refused
 end
 local live = 0
-local entries = redis.call('HVALS', KEYS[2])
+local entries = redis.call('HVALS', KEYS[3])
 for i = 1, #entries do
   if string.sub(entries[i], -2) ~= ':r' then
     live = live + 1
   end
 end
-local before = tonumber(redis.call('HGET', KEYS[1], 'stock'))
-local after = tonumber(ARGV[1]) - live
+local before = tonumber(redis.call('HGET', KEYS[2], 'stock'))
+local after = tonumber(ARGV[2]) - live
 if after < 0 then
   after = 0
 end
-redis.call('HSET', KEYS[1], 'stock', after)
-return {before, after}
+redis.call('HSET', KEYS[2], 'stock', after)
+return {0, before, after}

@@ -6,7 +6,7 @@
 -- while two live orders of one buyer stay impossible.
 ALTER TABLE orders
     ADD COLUMN live_buyer BIGINT UNSIGNED
-        AS (IF(status IN ('unpaid', 'paid'), user_id, NULL)) PERSISTENT AFTER status,
+        AS (IF(status IN ('unpaid', 'paid'), user_id, NULL)) STORED AFTER status,
     DROP KEY uk_orders_user_voucher,
     ADD UNIQUE KEY uk_orders_live_buyer (voucher_id, live_buyer),
     ADD KEY idx_orders_user_voucher (user_id, voucher_id);

@@ -8,7 +8,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use cityhub_core::auth::AuthError;
 use cityhub_core::orders::OrderError;
-use cityhub_core::payments::PayError;
+use cityhub_core::payments::{Mismatch, PayError};
 use cityhub_core::reconcile::ReconcileError;
 use cityhub_core::seckill::{Class, SeckillError};
 use cityhub_core::shops::ShopError;
@@ -182,6 +182,14 @@ impl From<PayError> for ApiError {
             PayError::NotStoredYet => Self::conflict("order_not_stored_yet", err.to_string()),
             PayError::BadSignature => Self::Unauthenticated { code: "bad_signature", message: err.to_string() },
             PayError::InvalidCallback(_) => Self::unprocessable("invalid_callback", err.to_string()),
+            PayError::Mismatch(Mismatch::Stale) => {
+                Self::Unauthenticated { code: "stale_callback", message: err.to_string() }
+            }
+            PayError::Mismatch(_) => Self::conflict("payment_mismatch", err.to_string()),
+            PayError::RefundRefused(_) => Self::Unavailable {
+                code: "refund_pending",
+                message: "the refund is under way and the provider has not confirmed it; try again later".into(),
+            },
             PayError::Order(e) => e.into(),
             PayError::Db(e) => database(e),
             PayError::Redis(e) => unavailable(Dependency::Redis, &e),

@@ -85,8 +85,9 @@ impl<S: Send + Sync> FromRequestParts<S> for PathId {
     }
 }
 
-/// The client's IP address (see [`client_ip`]; `unknown` when the server
-/// was not started with connect info, as in router-level tests).
+/// The client, as limits and lockouts count it (see [`client_key`];
+/// `unknown` when the server was not started with connect info, as in
+/// router-level tests).
 pub struct ClientIp(pub String);
 
 impl<S> FromRequestParts<S> for ClientIp
@@ -101,13 +102,32 @@ where
     }
 }
 
-/// The client IP of a request (see [`client_ip`]); `unknown` without connect info.
+/// The client key of a request (see [`client_ip`] and [`client_key`]);
+/// `unknown` without connect info.
 pub fn request_client_ip(parts: &Parts, state: &AppState) -> String {
     let Some(peer) = parts.extensions.get::<axum::extract::ConnectInfo<std::net::SocketAddr>>() else {
         return "unknown".to_owned();
     };
     let forwarded = parts.headers.get_all("x-forwarded-for").iter().filter_map(|v| v.to_str().ok());
-    client_ip(peer.0.ip(), forwarded, &state.trusted_proxies).to_string()
+    client_key(client_ip(peer.0.ip(), forwarded, &state.trusted_proxies))
+}
+
+/// What counts as one client: an IPv4 address, or an IPv6 address's /64
+/// (one host or home network is given a whole /64, so counting single IPv6
+/// addresses would let a client rotate past every limit). An IPv4-mapped
+/// IPv6 address counts as its IPv4 address.
+pub fn client_key(ip: std::net::IpAddr) -> String {
+    match ip {
+        std::net::IpAddr::V4(v4) => v4.to_string(),
+        std::net::IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => v4.to_string(),
+            None => {
+                let s = v6.segments();
+                let net = std::net::Ipv6Addr::new(s[0], s[1], s[2], s[3], 0, 0, 0, 0);
+                format!("{net}/64")
+            }
+        },
+    }
 }
 
 /// The client: the socket's peer, unless the peer is a trusted proxy; then
@@ -215,7 +235,17 @@ where
 
 #[cfg(test)]
 mod tests {
-    use super::client_ip;
+    use super::{client_ip, client_key};
+
+    #[test]
+    fn an_ipv6_client_is_its_64_and_an_ipv4_client_its_address() {
+        let key = |s: &str| client_key(s.parse().unwrap());
+        assert_eq!(key("2001:db8:1:2:aaaa::1"), "2001:db8:1:2::/64");
+        assert_eq!(key("2001:db8:1:2:ffff:ffff:ffff:ffff"), key("2001:db8:1:2::7"));
+        assert_ne!(key("2001:db8:1:3::1"), key("2001:db8:1:2::1"));
+        assert_eq!(key("198.51.100.9"), "198.51.100.9");
+        assert_eq!(key("::ffff:198.51.100.9"), "198.51.100.9");
+    }
 
     #[test]
     fn forwarded_addresses_count_only_behind_trusted_proxies() {

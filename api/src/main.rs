@@ -23,6 +23,7 @@ async fn main() -> anyhow::Result<()> {
         ops,
         state.metrics.clone(),
         state.db.clone(),
+        cityhub_platform::jobs::Health::default(),
         stop.clone().cancelled_owned(),
     ));
     cityhub_api::run(listener, state.clone(), cityhub_platform::shutdown::shutdown_signal()).await?;

@@ -16,8 +16,7 @@ use cityhub_core::social::Social;
 use cityhub_core::vouchers::Vouchers;
 use cityhub_platform::cache::Caches;
 use cityhub_platform::ids::NodeLease;
-use cityhub_platform::mq::lag::LagBoard;
-use cityhub_platform::mq::publisher::{BatchConfig, BatchPublisher};
+use cityhub_platform::mq::publisher::BatchPublisher;
 use cityhub_platform::mq::{ClientRuntime, DefaultMQProducer};
 use metrics_exporter_prometheus::PrometheusHandle;
 use sqlx::MySqlPool;
@@ -65,10 +64,12 @@ impl AppState {
     /// A broker that is down does not stop the API from starting: `/readyz`
     /// reports it and seckill answers 503 until it is back.
     pub async fn build(settings: Settings, mq: Arc<ClientRuntime>) -> anyhow::Result<Self> {
+        // Before anything connects: there is no default secret to fall back on.
+        let callback_secret = settings.callback_secret().context("payments")?.to_vec();
         // First, so the series registered below are recorded.
         let metrics = cityhub_core::metrics::install();
         let db = cityhub_platform::db::connect(&settings.database).await.context("connect to MySQL")?;
-        let kv = cityhub_core::kv::connect(&settings.redis).await.context("connect to Redis")?;
+        let kv = cityhub_core::connect_redis(&settings.redis).await.context("connect to Redis")?;
         let lease = NodeLease::acquire(&kv, settings.ids.node_id, (&settings.ids).into())
             .await
             .context("lease an order-id node")?;
@@ -79,7 +80,10 @@ impl AppState {
         let topic = &settings.mq.order_topic;
         cityhub_platform::mq::ensure_topic(&producer, topic, settings.mq.topic_queues).await;
 
-        let publisher = BatchPublisher::spawn(producer.clone(), topic.clone(), BatchConfig::from(&settings.mq));
+        // A publisher of its own, which replaces its producer after a broker outage.
+        let publisher = BatchPublisher::start(&mq, &settings.mq, &settings.mq.producer_group, topic.clone())
+            .await
+            .context("start the order publisher")?;
         let caches = Caches::new(&kv, &settings.cache);
         let auth = Auth::new(db.clone(), kv.clone(), &settings.auth);
         caches.on_invalidation(cityhub_core::auth::SESSIONS, {
@@ -89,8 +93,7 @@ impl AppState {
                 async move { auth.forget(hash).await }
             }
         });
-        let vouchers =
-            Vouchers::new(db.clone(), kv.clone(), &caches, Duration::from_secs(settings.vouchers.cache_ttl_secs));
+        let vouchers = Vouchers::new(db.clone(), kv.clone(), &caches, &settings.vouchers);
         let (shops, visits) = Shops::new(db.clone(), kv.clone(), &caches, &settings.cache, &settings.shops);
         let (background, stop) = (TaskTracker::new(), CancellationToken::new());
         background.spawn(caches.listen(stop.clone()));
@@ -106,23 +109,19 @@ impl AppState {
             kv.clone(),
             vouchers.clone(),
             provider,
-            settings.payments.callback_secret.expose().as_bytes(),
+            &callback_secret,
+            settings.payments.callback_max_age_secs,
         );
-        let reconciler = Reconciler::new(
-            db.clone(),
-            kv.clone(),
-            publisher.clone(),
-            LagBoard::new(&kv, &settings.mq.order_consumer_group, Duration::from_millis(settings.mq.lag_sample_ms)),
-            Duration::from_secs(settings.reconcile.grace_secs),
-            Duration::from_secs(settings.reconcile.recent_secs),
-        );
+        let group = format!("{}_reconciler", settings.mq.producer_group);
+        let reconciler =
+            Reconciler::start(db.clone(), kv.clone(), &mq, &settings, &group).await.context("start the reconciler")?;
         let seckill = Seckill::new(
             kv.clone(),
             vouchers.clone(),
             lease.ids(),
             publisher,
-            Duration::from_secs(settings.orders.pending_ttl_secs),
-            Duration::from_millis(settings.seckill.sold_out_cache_ms),
+            settings.orders.pending_ttl_secs,
+            settings.seckill.sold_out_cache_ms,
             settings.limits.seckill(),
         );
         let trusted_proxies = settings.http.trusted_proxies().context("http.trusted_proxies")?;

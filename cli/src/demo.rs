@@ -35,7 +35,7 @@ pub struct Args {
 
 pub async fn run(settings: &Settings, args: &Args) -> anyhow::Result<()> {
     let db = cityhub_platform::db::connect(&settings.database).await.context("connect to MySQL")?;
-    let kv = cityhub_core::kv::connect(&settings.redis).await.context("connect to Redis")?;
+    let kv = cityhub_core::connect_redis(&settings.redis).await.context("connect to Redis")?;
     let shops = Shops::from_settings(db.clone(), kv.clone(), settings);
     let noodles = NewShop {
         name: "CityHub Demo Noodles".into(),

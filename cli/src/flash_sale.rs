@@ -139,7 +139,7 @@ pub struct Stampede {
 /// and Redis: voucher, users, stampede, drain, invariants.
 pub async fn run(settings: &Settings, plan: &Plan) -> anyhow::Result<Report> {
     let db = cityhub_platform::db::connect(&settings.database).await.context("connect to MySQL")?;
-    let kv = cityhub_core::kv::connect(&settings.redis).await.context("connect to Redis")?;
+    let kv = cityhub_core::connect_redis(&settings.redis).await.context("connect to Redis")?;
     let voucher_id = create_voucher(settings, plan).await?;
     let users =
         crate::users::create(&Auth::new(db.clone(), kv.clone(), &settings.auth), plan.user_offset, plan.users).await?;

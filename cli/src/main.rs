@@ -92,7 +92,7 @@ async fn main() -> anyhow::Result<()> {
         Command::Demo(args) => demo::run(&settings, &args).await?,
         Command::Users { count, csv, offset } => {
             let db = cityhub_platform::db::connect(&settings.database).await?;
-            let kv = cityhub_core::kv::connect(&settings.redis).await?;
+            let kv = cityhub_core::connect_redis(&settings.redis).await?;
             let users = users::create(&cityhub_core::auth::Auth::new(db, kv, &settings.auth), offset, count).await?;
             users::write_csv(&csv, &users)?;
             println!("{count} users written to {}", csv.display());
@@ -120,7 +120,9 @@ async fn main() -> anyhow::Result<()> {
                 None => {
                     let rows = chaos::run(&settings, &plan).await?;
                     let pass = rows.iter().all(|r| r.pass);
-                    chaos::report::update(&out, |r| r.scenarios = Some(chaos::report::Scenarios::new(&plan, rows)))?;
+                    chaos::report::update(&out, |r| {
+                        r.scenarios = Some(chaos::report::Scenarios::merged(r.scenarios.take(), &plan, rows))
+                    })?;
                     pass
                 }
             };

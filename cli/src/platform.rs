@@ -1,15 +1,16 @@
-//! Runs `cityhub-api` and `cityhub-worker` as child processes with
+//! Runs `cityhub-api` and `cityhub-order-worker` as child processes with
 //! given settings (passed as `CITYHUB__*` variables), for the benchmarks,
 //! the chaos runs and the end-to-end tests. The binaries are looked up next
 //! to the running executable (or in `CITYHUB_BIN_DIR`). Also what the tools
 //! read about processes and the machine (RSS, cores).
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
-use cityhub_core::config::{LimitSettings, Settings};
+use cityhub_core::config::{LimitSettings, Secret, Settings};
 use tokio::process::{Child, Command};
 
 /// Where the binaries are: `CITYHUB_BIN_DIR`, else beside this executable
@@ -145,16 +146,32 @@ pub struct Platform {
     pub settings: Settings,
     pub api: Option<Process>,
     pub worker: Option<Process>,
+    /// A second worker in the same consumer group, when one was started,
+    /// and its metrics address.
+    pub second_worker: Option<Process>,
+    second_worker_metrics: String,
     logs: PathBuf,
 }
 
 impl Platform {
     pub async fn start(mut settings: Settings, logs: &Path) -> anyhow::Result<Self> {
+        if settings.payments.callback_secret.expose().is_empty() {
+            // A platform of its own: a callback secret of its own too.
+            settings.payments.callback_secret =
+                Secret::new(format!("{:032x}{:016x}", rand::random::<u128>(), rand::random::<u64>()));
+        }
         settings.http.addr = format!("127.0.0.1:{}", free_port());
         settings.http.metrics_addr = format!("127.0.0.1:{}", free_port());
         settings.worker.metrics_addr = format!("127.0.0.1:{}", free_port());
         std::fs::create_dir_all(logs)?;
-        let mut platform = Self { settings, api: None, worker: None, logs: logs.to_path_buf() };
+        let mut platform = Self {
+            settings,
+            api: None,
+            worker: None,
+            second_worker: None,
+            second_worker_metrics: String::new(),
+            logs: logs.to_path_buf(),
+        };
         // The API migrates and creates the order topic; the worker follows.
         platform.start_api().await?;
         platform.start_worker().await?;
@@ -190,11 +207,60 @@ impl Platform {
     }
 
     pub async fn start_worker(&mut self) -> anyhow::Result<()> {
-        let mut worker = spawn("cityhub-worker", &self.settings, &self.logs.join("worker.log"))?;
+        let mut worker = spawn("cityhub-order-worker", &self.settings, &self.logs.join("worker.log"))?;
         let url = format!("http://{}/healthz", self.settings.worker.metrics_addr);
         wait_ready(&mut worker, &url, Duration::from_secs(60)).await?;
         self.worker = Some(worker);
         Ok(())
+    }
+
+    /// A second worker in the worker's consumer group, on a metrics address
+    /// of its own; waits until it is ready.
+    pub async fn start_second_worker(&mut self) -> anyhow::Result<()> {
+        let mut settings = self.settings.clone();
+        settings.worker.metrics_addr = format!("127.0.0.1:{}", free_port());
+        let mut worker = spawn("cityhub-order-worker", &settings, &self.logs.join("worker-2.log"))?;
+        let url = format!("http://{}/healthz", settings.worker.metrics_addr);
+        wait_ready(&mut worker, &url, Duration::from_secs(60)).await?;
+        self.second_worker = Some(worker);
+        self.second_worker_metrics = format!("http://{}/metrics", settings.worker.metrics_addr);
+        Ok(())
+    }
+
+    /// How many order messages the second worker has stored so far.
+    pub async fn second_worker_stored(&self) -> anyhow::Result<f64> {
+        self.second_worker_sample("cityhub_consumer_messages_total", &["result=\"stored\""]).await
+    }
+
+    /// Waits until the second worker holds a queue of the order topic (the
+    /// group rebalances every 20 s, and a loaded machine may skip a period);
+    /// fails after `within`.
+    pub async fn wait_second_worker_holds_queues(&self, within: Duration) -> anyhow::Result<()> {
+        let started = std::time::Instant::now();
+        while self.second_worker_sample("cityhub_consumer_queues_held", &[]).await.unwrap_or(0.0) < 1.0 {
+            anyhow::ensure!(
+                started.elapsed() < within,
+                "the second worker held no queue of the order topic within {within:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        }
+        Ok(())
+    }
+
+    /// The second worker's `family` sample on the order topic with `labels`.
+    async fn second_worker_sample(&self, family: &str, labels: &[&str]) -> anyhow::Result<f64> {
+        let text = reqwest::get(&self.second_worker_metrics).await?.error_for_status()?.text().await?;
+        let topic = format!("topic=\"{}\"", self.settings.mq.order_topic);
+        let labels: Vec<&str> = std::iter::once(topic.as_str()).chain(labels.iter().copied()).collect();
+        Ok(cityhub_platform::metrics::sample(&text, family, &labels).unwrap_or(0.0))
+    }
+
+    /// `kill -9` of the second worker.
+    pub async fn kill_second_worker(&mut self) -> anyhow::Result<()> {
+        match self.second_worker.take() {
+            Some(worker) => worker.kill().await,
+            None => Ok(()),
+        }
     }
 
     /// Another API instance on the same services, with `limits` in place of
@@ -210,11 +276,39 @@ impl Platform {
         Ok(SecondApi { base, process, limits: settings.limits })
     }
 
-    pub async fn stop_worker(&mut self) -> anyhow::Result<()> {
-        match self.worker.take() {
-            Some(w) => w.stop().await,
-            None => Ok(()),
+    /// The repairs the reconcilers logged so far (every start of the API and
+    /// the worker appends to the same logs), by kind.
+    pub fn reconciler_repairs(&self) -> BTreeMap<String, usize> {
+        let mut repairs = BTreeMap::new();
+        let repaired = |l: &str| l.contains("reconciler difference") && l.contains("repaired=true");
+        for line in self.log_lines(&["api.log", "api-2.log", "worker.log", "worker-2.log"], repaired) {
+            let kind = line.split("kind=").nth(1).and_then(|rest| rest.split_whitespace().next());
+            let kind = kind.unwrap_or("unknown").trim_matches('"').to_owned();
+            *repairs.entry(kind).or_insert(0) += 1;
         }
+        repairs
+    }
+
+    /// How many lines of the workers' logs contain every one of `texts`.
+    pub fn worker_log_count(&self, texts: &[&str]) -> usize {
+        self.log_lines(&["worker.log", "worker-2.log"], |l| texts.iter().all(|t| l.contains(t))).len()
+    }
+
+    /// The lines of `logs` that `keep` accepts.
+    fn log_lines(&self, logs: &[&str], keep: impl Fn(&str) -> bool) -> Vec<String> {
+        logs.iter()
+            .flat_map(|log| {
+                let text = std::fs::read_to_string(self.logs.join(log)).unwrap_or_default();
+                text.lines().filter(|l| keep(l)).map(str::to_owned).collect::<Vec<_>>()
+            })
+            .collect()
+    }
+
+    pub async fn stop_worker(&mut self) -> anyhow::Result<()> {
+        for worker in [self.worker.take(), self.second_worker.take()].into_iter().flatten() {
+            worker.stop().await?;
+        }
+        Ok(())
     }
 
     pub async fn stop(mut self) -> anyhow::Result<()> {

@@ -5,78 +5,117 @@
 //! (see `cityhub_platform::config`). [`Settings::validate`] runs at start-up.
 
 use std::collections::HashMap;
+use std::time::Duration;
 
-use cityhub_platform::config::{self as layers, invalid, Check};
+use cityhub_platform::config::{self as layers, millis, positive, secs};
 pub use cityhub_platform::config::{
     CacheSettings, ConfigError, DatabaseSettings, HttpSettings, IdSettings, LogSettings, MqSettings, OutboxSettings,
     RedisSettings, Secret,
 };
 use cityhub_platform::ratelimit::{Rules, Subject};
 use serde::{Deserialize, Serialize};
+use validator::{Validate, ValidationError};
 
 /// Every default, in one place.
 pub const DEFAULTS: &str = include_str!("../../config/cityhub.example.toml");
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, Validate)]
 #[serde(deny_unknown_fields)]
 pub struct Settings {
+    #[validate(nested)]
     pub http: HttpSettings,
+    #[validate(nested)]
     pub database: DatabaseSettings,
+    #[validate(nested)]
     pub redis: RedisSettings,
+    #[validate(nested)]
     pub mq: MqSettings,
+    #[validate(nested)]
     pub auth: AuthSettings,
+    #[validate(nested)]
     pub ids: IdSettings,
+    #[validate(nested)]
     pub seckill: SeckillSettings,
+    #[validate(nested)]
     pub vouchers: VoucherSettings,
+    #[validate(nested)]
     pub shops: ShopSettings,
+    #[validate(nested)]
     pub cache: CacheSettings,
+    #[validate(nested)]
     pub orders: OrderSettings,
+    #[validate(nested)]
     pub payments: PaymentSettings,
+    #[validate(nested)]
     pub limits: LimitSettings,
+    #[validate(nested)]
     pub reconcile: ReconcileSettings,
+    #[validate(nested)]
     pub social: SocialSettings,
+    #[validate(nested)]
     pub worker: WorkerSettings,
+    #[validate(nested)]
     pub outbox: OutboxSettings,
+    #[validate(nested)]
     pub log: LogSettings,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, Validate)]
 #[serde(deny_unknown_fields)]
 pub struct AuthSettings {
     /// Lifetime of a login token, renewed on use, seconds.
-    pub token_ttl_secs: u64,
+    #[serde(with = "secs")]
+    #[validate(custom(function = "positive"))]
+    pub token_ttl_secs: Duration,
     /// Lifetime of a login code, seconds.
-    pub code_ttl_secs: u64,
+    #[serde(with = "secs")]
+    #[validate(custom(function = "positive"))]
+    pub code_ttl_secs: Duration,
     /// How long a session, once read from Redis, is served from memory, ms.
     /// A token deleted in Redis stops working within this time.
-    pub session_cache_ms: u64,
+    #[serde(with = "millis")]
+    pub session_cache_ms: Duration,
     /// Write each login code to the log at INFO (development only: there is
     /// no SMS gateway); `scripts/run` turns it on.
     pub log_codes: bool,
-    /// Code requests allowed per phone within `strike_window_secs`; one more
-    /// locks the phone out.
-    pub code_requests_per_phone: u32,
-    /// Code requests allowed per client IP within the window.
-    pub code_requests_per_ip: u32,
-    /// Wrong codes allowed per phone within the window, across codes.
-    pub wrong_codes_per_phone: u32,
-    /// Wrong codes allowed per client IP within the window.
-    pub wrong_codes_per_ip: u32,
+    /// Code requests one client may make for one phone within
+    /// `strike_window_secs`; one more locks that client out of that phone.
+    pub code_requests_per_phone_client: u32,
+    /// Code requests one client may make across phones within the window.
+    pub code_requests_per_client: u32,
+    /// Wrong codes one client may enter for one phone within the window
+    /// (counted only while the phone has a code).
+    pub wrong_codes_per_phone_client: u32,
+    /// Wrong or unknown codes one client may enter across phones.
+    pub wrong_codes_per_client: u32,
+    /// A phone is locked for every client only when this many distinct
+    /// clients were locked out of it within the window.
+    #[validate(range(min = 2))]
+    pub phone_lock_clients: u32,
+    /// Wrong tries each client has at a login code before it is spent for
+    /// that client.
+    #[validate(range(min = 1))]
+    pub code_tries: u32,
     /// How long strikes count, seconds.
-    pub strike_window_secs: u64,
+    #[serde(with = "secs")]
+    #[validate(custom(function = "positive"))]
+    pub strike_window_secs: Duration,
     /// How long a phone or IP over a limit is locked out of login, seconds.
-    pub lockout_secs: u64,
+    #[serde(with = "secs")]
+    #[validate(custom(function = "positive"))]
+    pub lockout_secs: Duration,
 }
 
 /// `[limits]`: each guarded route's rate limits, one line a route (the
-/// syntax is [`Rules`]'). The README's "Limits" table lists them.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// syntax is [`Rules`]'). docs/GUARANTEES.md's "Rate limits" lists them.
+#[derive(Debug, Clone, Serialize, Deserialize, Validate)]
 #[serde(deny_unknown_fields)]
 pub struct LimitSettings {
     /// Off: no route is limited (a load test from one machine).
     pub enabled: bool,
     /// `POST /vouchers/{id}/seckill`, per voucher; sliding windows by
     /// `user`, `ip` or `global`, counted inside the seckill script.
+    #[validate(custom(function = "seckill_rules"))]
     pub seckill: Rules,
     /// `POST /auth/code`.
     pub login_code: Rules,
@@ -105,52 +144,70 @@ impl LimitSettings {
     }
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, Validate)]
 #[serde(deny_unknown_fields)]
 pub struct SeckillSettings {
     /// Once Redis answers "sold out" for a voucher, this instance answers
     /// "sold out" from memory for this long (ms) without asking Redis. Stock
     /// released meanwhile is sold after it lapses. 0 disables.
-    pub sold_out_cache_ms: u64,
+    #[serde(with = "millis")]
+    pub sold_out_cache_ms: Duration,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, Validate)]
 #[serde(deny_unknown_fields)]
 pub struct VoucherSettings {
     /// Logical TTL of a voucher's details in the Redis cache, seconds.
-    pub cache_ttl_secs: u64,
+    #[serde(with = "secs")]
+    #[validate(custom(function = "positive"))]
+    pub cache_ttl_secs: Duration,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, Validate)]
 #[serde(deny_unknown_fields)]
 pub struct ShopSettings {
     /// Logical TTL of a shop in the Redis cache, seconds.
-    pub cache_ttl_secs: u64,
+    #[serde(with = "secs")]
+    #[validate(custom(function = "positive"))]
+    pub cache_ttl_secs: Duration,
     /// Bits of the Bloom filter of existing shop ids.
+    #[validate(range(min = 1024))]
     pub bloom_bits: u64,
     /// Hash functions of the Bloom filter.
+    #[validate(range(min = 1, max = 16))]
     pub bloom_hashes: u32,
     /// How often the worker checks that the Bloom filter and the GEO
     /// indexes exist (and rebuilds them from MySQL), seconds.
-    pub index_check_secs: u64,
+    #[serde(with = "secs")]
+    #[validate(custom(function = "positive"))]
+    pub index_check_secs: Duration,
     /// Days a daily unique-visitor HyperLogLog is kept.
+    #[validate(range(min = 1))]
     pub uv_retention_days: u32,
     /// Most days one unique-visitor query spans.
+    #[validate(range(min = 1))]
     pub uv_max_days: u32,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, Validate)]
 #[serde(deny_unknown_fields)]
 pub struct OrderSettings {
     /// How long an accepted order stays visible as `queued` before the worker
     /// stores it, seconds.
-    pub pending_ttl_secs: u64,
+    #[serde(with = "secs")]
+    #[validate(custom(function = "positive"))]
+    pub pending_ttl_secs: Duration,
     /// An unpaid order is closed this long after it was accepted, seconds;
     /// its owner reads it as closed from then on.
-    pub payment_timeout_secs: u64,
+    #[serde(with = "secs")]
+    #[validate(custom(function = "positive"))]
+    pub payment_timeout_secs: Duration,
     /// How often the worker's close job runs, seconds.
-    pub close_every_secs: u64,
+    #[serde(with = "secs")]
+    #[validate(custom(function = "positive"))]
+    pub close_every_secs: Duration,
     /// Most orders the close job reads and closes per batch.
+    #[validate(range(min = 1))]
     pub close_batch: u32,
     /// Topic of stock-release events (a closed order gives its unit back).
     pub release_topic: String,
@@ -158,61 +215,96 @@ pub struct OrderSettings {
     pub release_group: String,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, Validate)]
 #[serde(deny_unknown_fields)]
 pub struct PaymentSettings {
     /// Secret of the provider's signed callbacks (HMAC-SHA256 of the body).
+    /// No default: the API and the worker refuse to start without one of
+    /// at least 32 characters.
+    #[validate(custom(function = "callback_secret"))]
     pub callback_secret: Secret,
+    /// A signed callback older than this (by its `ts`) is refused, seconds.
+    #[serde(with = "secs")]
+    #[validate(custom(function = "positive"))]
+    pub callback_max_age_secs: Duration,
+    /// How often the worker's refund job retries unfinished refunds, seconds.
+    #[serde(with = "secs")]
+    #[validate(custom(function = "positive"))]
+    pub refund_retry_secs: Duration,
     /// Where the provider posts callbacks; empty: this API's own address.
     pub callback_url: String,
     /// The simulated provider's delay before it answers, ms.
-    pub provider_delay_ms: u64,
+    #[serde(with = "millis")]
+    pub provider_delay_ms: Duration,
     /// The share of payments the simulated provider fails, 0.0 to 1.0.
+    #[validate(range(min = 0.0, max = 1.0))]
     pub provider_failure_rate: f64,
+    /// The simulated provider refuses the first this-many refund calls of
+    /// each transaction (a flaky provider, for tests and drills).
+    pub provider_refund_failures: u32,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// Shortest callback secret the API and the worker accept.
+pub const MIN_CALLBACK_SECRET: usize = 32;
+
+#[derive(Debug, Clone, Serialize, Deserialize, Validate)]
 #[serde(deny_unknown_fields)]
 pub struct ReconcileSettings {
     /// How often the worker reconciles the vouchers on sale, seconds.
-    pub every_secs: u64,
+    #[serde(with = "secs")]
+    #[validate(custom(function = "positive"))]
+    pub every_secs: Duration,
     /// Age (from the order id's time) past which a reservation without an
     /// order is re-published, seconds.
-    pub grace_secs: u64,
+    #[serde(with = "secs")]
+    pub grace_secs: Duration,
     /// How long after a sale's end it is still reconciled, seconds.
-    pub recent_secs: u64,
+    #[serde(with = "secs")]
+    pub recent_secs: Duration,
 }
 
 /// `[social]`: the follow flow, its lists and its correction job.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, Validate)]
 #[serde(deny_unknown_fields)]
 pub struct SocialSettings {
     /// Topic of follow events (written through the outbox).
+    #[validate(length(min = 1))]
     pub follow_topic: String,
     /// Consumer group that applies follow events.
+    #[validate(length(min = 1))]
     pub follow_group: String,
     /// A list with at least this many entries has its first page kept in
     /// process memory.
     pub hot_list_min: u64,
     /// How long such a first page is served from memory, ms.
-    pub hot_page_ttl_ms: u64,
+    #[serde(with = "millis")]
+    #[validate(custom(function = "positive"))]
+    pub hot_page_ttl_ms: Duration,
     /// Most first pages kept in memory per process.
+    #[validate(range(min = 1))]
     pub hot_pages_max: u64,
     /// How long a user's computed recommendations are kept, seconds.
-    pub recommendations_ttl_secs: u64,
+    #[serde(with = "secs")]
+    #[validate(custom(function = "positive"))]
+    pub recommendations_ttl_secs: Duration,
     /// Most recommendations computed per user.
+    #[validate(range(min = 1))]
     pub recommendations_max: u32,
     /// How often the worker's count correction runs, seconds.
-    pub count_check_secs: u64,
+    #[serde(with = "secs")]
+    #[validate(custom(function = "positive"))]
+    pub count_check_secs: Duration,
     /// Each run rechecks the users whose relations changed this recently, seconds.
-    pub count_recent_secs: u64,
+    #[serde(with = "secs")]
+    pub count_recent_secs: Duration,
     /// ... and this many other users, in id order, so everyone is rechecked slowly.
     pub count_sweep_batch: u32,
     /// How long applied follow events are remembered against redelivery, days.
+    #[validate(range(min = 1))]
     pub dedup_retention_days: u32,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, Validate)]
 #[serde(deny_unknown_fields)]
 pub struct WorkerSettings {
     /// Attempts at a batch on database errors before the messages go back to
@@ -223,6 +315,10 @@ pub struct WorkerSettings {
     /// Most orders the worker stores in one transaction when consumed
     /// batches queue up (group commit).
     pub combine_max_rows: usize,
+    /// How long the worker waits for its jobs at shutdown before aborting them.
+    #[serde(with = "secs")]
+    #[validate(custom(function = "positive"))]
+    pub shutdown_deadline_secs: Duration,
 }
 
 impl Settings {
@@ -247,68 +343,43 @@ impl Settings {
         layers::to_vars(self)
     }
 
+    /// The callback secret, for the binaries that take payments (the API and
+    /// the worker): there is no default, so one must have been set.
+    pub fn callback_secret(&self) -> Result<&[u8], ConfigError> {
+        let secret = self.payments.callback_secret.expose();
+        if secret.is_empty() {
+            return Err(ConfigError::Invalid {
+                field: "payments.callback_secret".into(),
+                reason: "has no default: set CITYHUB__PAYMENTS__CALLBACK_SECRET to 32 or more random characters".into(),
+            });
+        }
+        Ok(secret.as_bytes())
+    }
+
     fn checked(settings: Self) -> Result<Self, ConfigError> {
         settings.validate()?;
         Ok(settings)
     }
 
-    /// Checks what serde cannot: ranges and non-empty values.
+    /// Checks the ranges declared on each field.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        self.http.check()?;
-        self.database.check()?;
-        self.mq.check()?;
-        self.ids.check()?;
-        self.log.check()?;
-        self.outbox.check()?;
-        self.cache.check()?;
-        if self.vouchers.cache_ttl_secs == 0 || self.shops.cache_ttl_secs == 0 || self.shops.index_check_secs == 0 {
-            return invalid(
-                "vouchers.cache_ttl_secs / shops.cache_ttl_secs / shops.index_check_secs",
-                "must be positive",
-            );
-        }
-        if self.shops.bloom_bits < 1024 || self.shops.bloom_hashes == 0 || self.shops.bloom_hashes > 16 {
-            return invalid("shops.bloom_bits / shops.bloom_hashes", "at least 1024 bits and 1 to 16 hashes");
-        }
-        if self.shops.uv_retention_days == 0 || self.shops.uv_max_days == 0 {
-            return invalid("shops.uv_retention_days / shops.uv_max_days", "must be positive");
-        }
-        if self.payments.callback_secret.expose().len() < 8 {
-            return invalid("payments.callback_secret", "must be at least 8 characters");
-        }
-        if !(0.0..=1.0).contains(&self.payments.provider_failure_rate) {
-            return invalid("payments.provider_failure_rate", "must be 0.0 to 1.0");
-        }
-        if self.orders.payment_timeout_secs == 0 || self.orders.close_every_secs == 0 || self.orders.close_batch == 0 {
-            return invalid("orders.payment_timeout_secs / close_every_secs / close_batch", "must be positive");
-        }
-        if !self.limits.seckill.all_windows() || self.limits.seckill.counts_by(Subject::Phone) {
-            return invalid("limits.seckill", "sliding windows by user, ip or global only");
-        }
-        let social = &self.social;
-        if social.hot_page_ttl_ms == 0
-            || social.hot_pages_max == 0
-            || social.recommendations_ttl_secs == 0
-            || social.recommendations_max == 0
-            || social.count_check_secs == 0
-            || social.dedup_retention_days == 0
-        {
-            return invalid("social.*", "TTLs, sizes, count_check_secs and dedup_retention_days must be positive");
-        }
-        if social.follow_topic.is_empty() || social.follow_group.is_empty() {
-            return invalid("social.follow_topic / social.follow_group", "must not be empty");
-        }
-        if self.reconcile.every_secs == 0 {
-            return invalid("reconcile.every_secs", "must be positive");
-        }
-        if self.auth.token_ttl_secs == 0 || self.auth.code_ttl_secs == 0 {
-            return invalid("auth.*_ttl_secs", "must be positive");
-        }
-        if self.auth.strike_window_secs == 0 || self.auth.lockout_secs == 0 {
-            return invalid("auth.strike_window_secs / auth.lockout_secs", "must be positive");
-        }
-        Ok(())
+        layers::validated(self)
     }
+}
+
+fn callback_secret(secret: &Secret) -> Result<(), ValidationError> {
+    let secret = secret.expose();
+    if !secret.is_empty() && secret.len() < MIN_CALLBACK_SECRET {
+        return Err(layers::failure("must be at least 32 characters"));
+    }
+    Ok(())
+}
+
+fn seckill_rules(rules: &Rules) -> Result<(), ValidationError> {
+    if !rules.all_windows() || rules.counts_by(Subject::Phone) {
+        return Err(layers::failure("sliding windows by user, ip or global only"));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -322,8 +393,24 @@ mod tests {
 
     #[test]
     fn secrets_do_not_show_in_debug() {
-        let s = Settings::defaults();
-        assert!(!format!("{s:?}").contains("dev-payment-secret"));
+        let mut s = Settings::defaults();
+        s.payments.callback_secret = Secret::new("a-callback-secret-of-forty-characters-xx");
+        assert!(!format!("{s:?}").contains("a-callback-secret"));
+    }
+
+    #[test]
+    fn the_callback_secret_has_no_default_and_no_short_value() {
+        let mut s = Settings::defaults();
+        let field = |r: Result<_, ConfigError>| match r {
+            Err(ConfigError::Invalid { field, .. }) => field,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(field(s.callback_secret().map(|_| ())), "payments.callback_secret");
+        s.payments.callback_secret = Secret::new("dev-payment-secret");
+        assert_eq!(field(s.validate()), "payments.callback_secret");
+        s.payments.callback_secret = Secret::new("x".repeat(MIN_CALLBACK_SECRET));
+        s.validate().unwrap();
+        assert_eq!(s.callback_secret().unwrap().len(), MIN_CALLBACK_SECRET);
     }
 
     #[test]
@@ -349,14 +436,14 @@ mod tests {
     fn out_of_range_node_id_is_rejected() {
         let mut s = Settings::defaults();
         s.ids.node_id = Some(4096);
-        assert!(matches!(s.validate(), Err(ConfigError::Invalid { field: "ids.node_id", .. })));
+        assert!(matches!(s.validate(), Err(ConfigError::Invalid { field, .. }) if field == "ids.node_id"));
     }
 
-    /// Every row of the README's configuration table names a real setting,
+    /// Every row of the configuration table (docs/TUNING.md) names a real setting,
     /// and a default given there in backticks is the real one.
     #[test]
-    fn the_readme_table_matches_the_defaults() {
-        let readme = include_str!("../../README.md");
+    fn the_configuration_table_matches_the_defaults() {
+        let readme = include_str!("../../docs/TUNING.md");
         let defaults = Settings::defaults().to_vars();
         let mut checked = 0;
         for line in readme.lines().filter(|l| l.starts_with("| `CITYHUB__")) {
@@ -366,13 +453,13 @@ mod tests {
             let (section, key) = name.trim_start_matches("CITYHUB__").split_once("__").unwrap();
             assert!(
                 known[section.to_lowercase()].get(key.to_lowercase()).is_some(),
-                "the README names {name}, which is no setting"
+                "docs/TUNING.md names {name}, which is no setting"
             );
             if let Some(value) = cells[2].strip_prefix('`').and_then(|v| v.split('`').next()) {
-                assert_eq!(defaults.get(name).map(String::as_str), Some(value), "README default of {name}");
+                assert_eq!(defaults.get(name).map(String::as_str), Some(value), "docs/TUNING.md default of {name}");
                 checked += 1;
             }
         }
-        assert!(checked >= 10, "the README lists the defaults ({checked} rows)");
+        assert!(checked >= 10, "docs/TUNING.md lists the defaults ({checked} rows)");
     }
 }

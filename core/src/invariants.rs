@@ -10,16 +10,20 @@
 //! - every 202 stored: each accepted order id is a MySQL row with the same
 //!   user and voucher;
 //! - nothing stored without a 202 (when the run made every order of the voucher);
-//! - Redis agrees with MySQL: the live buyers hash is exactly
-//!   `user -> <order id>:c` for the stored orders, and Redis stock plus live
-//!   buyers is the initial stock.
+//! - Redis agrees with MySQL: the live buyers are exactly the stored orders'
+//!   buyers, each holding its order confirmed ([`BuyerEntry::Confirmed`]),
+//!   and Redis stock plus live buyers is the initial stock.
 //!
 //! [`Tally`] counts the same properties for a run in which faults cut some
-//! answers off (`cityhub chaos`): a request that got no answer may still
-//! have bought, so an order without a 202 is explained when its shopper had
-//! an unanswered request, and a failure only when not.
+//! answers off (`cityhub chaos`): a request that reached the API and got no
+//! answer may still have bought, so an order without a 202 is explained by
+//! one such request of its shopper, one order per request; a connection
+//! refused excuses nothing, and an order beyond its shopper's unanswered
+//! requests is a failure.
 
 use std::collections::{HashMap, HashSet};
+
+use anyhow::Context;
 
 use cityhub_platform::ids::issued_at_ms;
 use redis::AsyncCommands;
@@ -27,6 +31,7 @@ use serde::{Deserialize, Serialize};
 use sqlx::MySqlPool;
 
 use crate::kv::{CityKeys, Kv};
+use crate::seckill::scripts::BuyerEntry;
 
 /// One 202 answer: the order id it carried and the user who asked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -44,8 +49,8 @@ pub struct SaleState {
     pub orders: Vec<(u64, u64)>,
     /// `None` when the voucher hash is gone.
     pub redis_stock: Option<i64>,
-    /// user id -> entry (`<id>`, `<id>:c`, `<id>:r`).
-    pub buyers: HashMap<u64, String>,
+    /// user id -> the buyer's entry.
+    pub buyers: HashMap<u64, BuyerEntry>,
 }
 
 /// One named check and what it saw.
@@ -67,7 +72,12 @@ pub async fn load(db: &MySqlPool, kv: &Kv, voucher_id: u64) -> anyhow::Result<Sa
         sqlx::query_as("SELECT id, user_id FROM orders WHERE voucher_id = ?").bind(voucher_id).fetch_all(db).await?;
     let mut conn = kv.conn();
     let redis_stock: Option<i64> = conn.hget(kv.keys.seckill_voucher(voucher_id), "stock").await?;
-    let buyers: HashMap<u64, String> = conn.hgetall(kv.keys.seckill_buyers(voucher_id)).await?;
+    let raw: HashMap<u64, String> = conn.hgetall(kv.keys.seckill_buyers(voucher_id)).await?;
+    let mut buyers = HashMap::with_capacity(raw.len());
+    for (user, entry) in raw {
+        let parsed = BuyerEntry::parse(&entry);
+        buyers.insert(user, parsed.with_context(|| format!("buyer {user} has an unreadable entry {entry:?}"))?);
+    }
     Ok(SaleState { initial_stock, db_stock, orders, redis_stock, buyers })
 }
 
@@ -134,16 +144,15 @@ pub fn check(accepted: &[Accepted], state: &SaleState, scope: Scope) -> Vec<Chec
         push("nothing stored without a 202", extra.is_empty(), format!("unexpected orders [{}]", sample(extra)));
     }
 
-    let live: HashMap<u64, &str> =
-        state.buyers.iter().filter(|(_, e)| !e.ends_with(":r")).map(|(u, e)| (*u, e.as_str())).collect();
-    let expected: HashMap<u64, String> = state.orders.iter().map(|(id, user)| (*user, format!("{id}:c"))).collect();
+    let live: HashMap<u64, BuyerEntry> = live_buyers(state).collect();
+    let expected = expected_buyers(state);
     let differ: Vec<u64> = expected
         .keys()
         .chain(live.keys())
         .copied()
         .collect::<HashSet<u64>>()
         .into_iter()
-        .filter(|u| expected.get(u).map(String::as_str) != live.get(u).copied())
+        .filter(|u| expected.get(u) != live.get(u))
         .collect();
     let counted = state.redis_stock.map(|s| s + live.len() as i64);
     push(
@@ -158,6 +167,16 @@ pub fn check(accepted: &[Accepted], state: &SaleState, scope: Scope) -> Vec<Chec
         ),
     );
     checks
+}
+
+/// The buyers holding a unit (reserved or confirmed), with their entries.
+fn live_buyers(state: &SaleState) -> impl Iterator<Item = (u64, BuyerEntry)> + '_ {
+    state.buyers.iter().filter(|(_, e)| e.live_order().is_some()).map(|(u, e)| (*u, *e))
+}
+
+/// The buyers hash MySQL's orders call for: each buyer's order, confirmed.
+fn expected_buyers(state: &SaleState) -> HashMap<u64, BuyerEntry> {
+    state.orders.iter().map(|(id, user)| (*user, BuyerEntry::Confirmed(*id))).collect()
 }
 
 /// The invariants of one sale as numbers, for a run in which some requests
@@ -178,9 +197,10 @@ pub struct Tally {
     pub lost: usize,
     /// Live Redis reservations (not released) with no MySQL order.
     pub stranded: usize,
-    /// Orders without a 202 whose shopper had a request that got no answer.
+    /// Orders without a 202, each explained by one request of its shopper
+    /// that reached the API and got no answer.
     pub stored_unanswered: usize,
-    /// Orders without a 202 whose shopper got an answer to every request.
+    /// Orders without a 202 beyond their shopper's unanswered requests.
     pub unexplained: usize,
     /// The live buyers are exactly the orders and Redis stock plus live
     /// buyers is the initial stock.
@@ -188,9 +208,9 @@ pub struct Tally {
 }
 
 impl Tally {
-    /// Counts `state` against the 202s and the users with an unanswered
-    /// request, after the sale is over.
-    pub fn of(accepted: &[Accepted], unanswered: &HashSet<u64>, state: &SaleState) -> Self {
+    /// Counts `state` against the 202s and, per user, the requests that
+    /// reached the API and got no answer, after the sale is over.
+    pub fn of(accepted: &[Accepted], unanswered: &HashMap<u64, usize>, state: &SaleState) -> Self {
         Self::while_selling(accepted, unanswered, state, u64::MAX)
     }
 
@@ -199,7 +219,7 @@ impl Tally {
     /// its reservation without an order is neither lost nor stranded.
     pub fn while_selling(
         accepted: &[Accepted],
-        unanswered: &HashSet<u64>,
+        unanswered: &HashMap<u64, usize>,
         state: &SaleState,
         in_flight_since_ms: u64,
     ) -> Self {
@@ -219,23 +239,24 @@ impl Tally {
         let lost =
             accepted.iter().filter(|a| settled(a.order_id) && stored.get(&a.order_id) != Some(&a.user_id)).count();
         let (mut stored_unanswered, mut unexplained) = (0, 0);
+        let mut excuses = unanswered.clone();
         for (id, user) in &state.orders {
             if !ids.contains(id) {
-                if unanswered.contains(user) {
-                    stored_unanswered += 1;
-                } else {
-                    unexplained += 1;
+                match excuses.get_mut(user).filter(|left| **left > 0) {
+                    Some(left) => {
+                        *left -= 1;
+                        stored_unanswered += 1;
+                    }
+                    None => unexplained += 1,
                 }
             }
         }
 
-        let live: Vec<(u64, &str)> =
-            state.buyers.iter().filter(|(_, e)| !e.ends_with(":r")).map(|(u, e)| (*u, e.as_str())).collect();
-        let entry_id = |e: &str| e.split(':').next().and_then(|id| id.parse::<u64>().ok());
-        let in_flight = |e: &str| entry_id(e).is_some_and(|id| !settled(id) && !stored.contains_key(&id));
+        let live: Vec<(u64, BuyerEntry)> = live_buyers(state).collect();
+        let in_flight = |e: &BuyerEntry| e.live_order().is_some_and(|id| !settled(id) && !stored.contains_key(&id));
         let stranded = live
             .iter()
-            .filter(|(_, e)| !in_flight(e) && entry_id(e).is_none_or(|id| !stored.contains_key(&id)))
+            .filter(|(_, e)| !in_flight(e) && e.live_order().is_none_or(|id| !stored.contains_key(&id)))
             .count();
         let redis_total = state.redis_stock.map(|s| s + live.len() as i64);
         let (initial, n_orders) = (state.initial_stock, state.orders.len() as i64);
@@ -245,11 +266,11 @@ impl Tally {
                 .max()
                 .unwrap_or(0)
                 .max(0);
-        let expected: HashMap<u64, String> = state.orders.iter().map(|(id, user)| (*user, format!("{id}:c"))).collect();
-        let settled_live: Vec<&(u64, &str)> = live.iter().filter(|(_, e)| !in_flight(e)).collect();
+        let expected = expected_buyers(state);
+        let settled_live: Vec<&(u64, BuyerEntry)> = live.iter().filter(|(_, e)| !in_flight(e)).collect();
         let redis_agrees = redis_total == Some(initial)
             && settled_live.len() == expected.len()
-            && settled_live.iter().all(|(u, e)| expected.get(u).map(String::as_str) == Some(*e));
+            && settled_live.iter().all(|(u, e)| expected.get(u) == Some(e));
         Self {
             accepted: ids.len(),
             stored: state.orders.len(),
@@ -284,7 +305,7 @@ mod tests {
             db_stock: stock - orders.len() as i64,
             orders: orders.to_vec(),
             redis_stock: Some(stock - orders.len() as i64),
-            buyers: orders.iter().map(|(id, user)| (*user, format!("{id}:c"))).collect(),
+            buyers: orders.iter().map(|(id, user)| (*user, BuyerEntry::Confirmed(*id))).collect(),
         }
     }
 
@@ -305,7 +326,7 @@ mod tests {
     fn each_kind_of_drift_fails_its_own_check() {
         // A 202 whose order never arrived (Redis still shows it reserved).
         let mut state = sold(5, &[(10, 1)]);
-        state.buyers.insert(2, "11".into());
+        state.buyers.insert(2, BuyerEntry::Reserved(11));
         assert_eq!(failed(&check(&A, &state, Scope::WholeSale)), ["every 202 stored", "Redis agrees with MySQL"]);
 
         // The same id stored for another user.
@@ -335,29 +356,34 @@ mod tests {
     #[test]
     fn released_tombstones_are_not_buyers() {
         let mut state = sold(5, &[(10, 1), (11, 2)]);
-        state.buyers.insert(3, "12:r".into());
+        state.buyers.insert(3, BuyerEntry::Released(12));
         assert!(failed(&check(&A, &state, Scope::WholeSale)).is_empty());
     }
 
     #[test]
     fn a_tally_explains_orders_of_unanswered_shoppers_and_counts_every_fault() {
-        let none = HashSet::new();
+        let none = HashMap::new();
         let clean = Tally::of(&A, &none, &sold(5, &[(10, 1), (11, 2)]));
         assert!(clean.clean(), "{clean:?}");
         assert_eq!((clean.accepted, clean.stored), (2, 2));
 
         // User 3's request got no answer but bought: explained, not a failure.
         let three = sold(5, &[(10, 1), (11, 2), (12, 3)]);
-        let t = Tally::of(&A, &HashSet::from([3]), &three);
+        let t = Tally::of(&A, &HashMap::from([(3, 1)]), &three);
         assert_eq!((t.stored_unanswered, t.unexplained), (1, 0));
         assert!(t.clean(), "{t:?}");
         let t = Tally::of(&A, &none, &three);
         assert_eq!(t.unexplained, 1);
         assert!(!t.clean());
+        // One unanswered request explains one order, not two.
+        let mut twice = sold(6, &[(10, 1), (11, 2), (12, 3), (13, 3)]);
+        twice.buyers.insert(3, BuyerEntry::Confirmed(13));
+        let t = Tally::of(&A, &HashMap::from([(3, 1)]), &twice);
+        assert_eq!((t.stored_unanswered, t.unexplained), (1, 1), "{t:?}");
 
         // A 202 never stored, its reservation still held: lost and stranded.
         let mut state = sold(5, &[(10, 1)]);
-        state.buyers.insert(2, "11".into());
+        state.buyers.insert(2, BuyerEntry::Reserved(11));
         let t = Tally::of(&A, &none, &state);
         assert_eq!((t.lost, t.stranded, t.redis_agrees), (1, 1, false));
 
@@ -376,7 +402,7 @@ mod tests {
         // While selling, a reservation issued after the cut is in flight.
         let fresh = cityhub_platform::ids::EPOCH_MS << 1;
         let mut state = sold(5, &[(10, 1)]);
-        state.buyers.insert(2, "11".into());
+        state.buyers.insert(2, BuyerEntry::Reserved(11));
         state.redis_stock = Some(3);
         let t = Tally::while_selling(&A, &none, &state, 0);
         assert!(t.clean(), "{t:?}");

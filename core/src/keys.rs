@@ -6,8 +6,6 @@
 
 use cityhub_platform::kv::Keys;
 
-use crate::auth::Strike;
-
 pub trait CityKeys {
     /// Hash `stock`, `begin_ms`, `end_ms`, `pay_value`: the live seckill state,
     /// preloaded when the voucher is created. Written by `seckill.lua`.
@@ -22,7 +20,14 @@ pub trait CityKeys {
     /// Set of the stock-release event ids `stock_release.lua` applied, so a
     /// redelivered event gives nothing back twice.
     fn seckill_released(&self, voucher_id: u64) -> String;
-    /// String [`PendingOrder`](crate::orders::PendingOrder) with a TTL: an
+    /// Set of the order ids whose reservation `seckill_revoke.lua` undid:
+    /// their shoppers were told 503, so a late message of one is refused as
+    /// revoked even after the buyer bought again.
+    fn seckill_revoked(&self, voucher_id: u64) -> String;
+    /// Hash with a TTL: buyers a rebuild stages before `seckill_rebuild.lua`
+    /// moves them into place (`token` is the rebuild's own).
+    fn seckill_staged(&self, voucher_id: u64, token: &str) -> String;
+    /// String [`PendingOrder`](crate::seckill::PendingOrder) with a TTL: an
     /// accepted order the worker has not stored yet, so its owner can see it as `queued`.
     fn pending_order(&self, order_id: u64) -> String;
     /// GEO set of the shops of one type with a position (member: shop id),
@@ -45,21 +50,39 @@ pub trait CityKeys {
     fn follow_counts(&self, user_id: u64) -> String;
     /// String (JSON) with a TTL: a user's computed recommendations.
     fn recommendations(&self, user_id: u64) -> String;
-    /// String: the login code sent to a phone, with a TTL.
+    /// String: the login code sent to a phone, with a TTL. Every key of a
+    /// phone's login carries the phone's hash tag (one script touches them).
     fn login_code(&self, phone: &str) -> String;
+    /// Counter with the code's TTL: one client's wrong tries at the phone's
+    /// current code.
+    fn login_code_tries(&self, phone: &str, client: &str) -> String;
     /// String: JSON session behind a bearer token, under the token's
     /// SHA-256 (hex), with a sliding TTL.
     fn session(&self, token_hash: &str) -> String;
-    /// Set of a user's session token hashes (role changes rewrite them).
-    fn user_sessions(&self, user_id: u64) -> String;
-    /// String with a TTL: the phone is locked out of login until it expires.
+    /// String with a TTL: the phone is locked out of login, for every
+    /// client, until it expires.
     fn login_lock_phone(&self, phone: &str) -> String;
-    /// String with a TTL: the client IP is locked out of login until it expires.
-    fn login_lock_ip(&self, ip: &str) -> String;
-    /// Counter with a TTL (the window): strikes of `kind` against a phone.
-    fn login_strikes_phone(&self, kind: Strike, phone: &str) -> String;
-    /// Counter with a TTL (the window): strikes of `kind` from a client IP.
-    fn login_strikes_ip(&self, kind: Strike, ip: &str) -> String;
+    /// String with a TTL: one client is locked out of one phone's login.
+    fn login_lock_pair(&self, phone: &str, client: &str) -> String;
+    /// Counter with a TTL (the window): strikes of `kind` against a phone
+    /// from one client.
+    fn login_strikes_pair(&self, kind: Strike, phone: &str, client: &str) -> String;
+    /// Set with a TTL (the window): the clients with `kind` strikes against
+    /// a phone; enough of them lock the phone.
+    fn login_strike_clients(&self, kind: Strike, phone: &str) -> String;
+    /// String with a TTL: the client (an IPv4 address or an IPv6 /64) is
+    /// locked out of login until it expires.
+    fn login_lock_client(&self, client: &str) -> String;
+    /// Counter with a TTL (the window): strikes of `kind` from a client,
+    /// across phones.
+    fn login_strikes_client(&self, kind: Strike, client: &str) -> String;
+}
+
+/// Which login strikes are counted (each kind has keys of its own).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Strike {
+    CodeRequest,
+    WrongCode,
 }
 
 fn strike_name(kind: Strike) -> &'static str {
@@ -84,6 +107,14 @@ impl CityKeys for Keys {
 
     fn seckill_released(&self, voucher_id: u64) -> String {
         self.key(format_args!("seckill:{{{voucher_id}}}:released"))
+    }
+
+    fn seckill_revoked(&self, voucher_id: u64) -> String {
+        self.key(format_args!("seckill:{{{voucher_id}}}:revoked"))
+    }
+
+    fn seckill_staged(&self, voucher_id: u64, token: &str) -> String {
+        self.key(format_args!("seckill:{{{voucher_id}}}:staged:{token}"))
     }
 
     fn pending_order(&self, order_id: u64) -> String {
@@ -119,31 +150,39 @@ impl CityKeys for Keys {
     }
 
     fn login_code(&self, phone: &str) -> String {
-        self.key(format_args!("auth:code:{phone}"))
+        self.key(format_args!("auth:{{{phone}}}:code"))
+    }
+
+    fn login_code_tries(&self, phone: &str, client: &str) -> String {
+        self.key(format_args!("auth:{{{phone}}}:code:tries:{client}"))
     }
 
     fn session(&self, token_hash: &str) -> String {
         self.key(format_args!("auth:session:{token_hash}"))
     }
 
-    fn user_sessions(&self, user_id: u64) -> String {
-        self.key(format_args!("auth:user:{user_id}:sessions"))
-    }
-
     fn login_lock_phone(&self, phone: &str) -> String {
-        self.key(format_args!("auth:lock:phone:{phone}"))
+        self.key(format_args!("auth:{{{phone}}}:lock"))
     }
 
-    fn login_lock_ip(&self, ip: &str) -> String {
-        self.key(format_args!("auth:lock:ip:{ip}"))
+    fn login_lock_pair(&self, phone: &str, client: &str) -> String {
+        self.key(format_args!("auth:{{{phone}}}:lock:{client}"))
     }
 
-    fn login_strikes_phone(&self, kind: Strike, phone: &str) -> String {
-        self.key(format_args!("auth:{}:phone:{phone}", strike_name(kind)))
+    fn login_strikes_pair(&self, kind: Strike, phone: &str, client: &str) -> String {
+        self.key(format_args!("auth:{{{phone}}}:{}:{client}", strike_name(kind)))
     }
 
-    fn login_strikes_ip(&self, kind: Strike, ip: &str) -> String {
-        self.key(format_args!("auth:{}:ip:{ip}", strike_name(kind)))
+    fn login_strike_clients(&self, kind: Strike, phone: &str) -> String {
+        self.key(format_args!("auth:{{{phone}}}:{}:clients", strike_name(kind)))
+    }
+
+    fn login_lock_client(&self, client: &str) -> String {
+        self.key(format_args!("auth:client:{{{client}}}:lock"))
+    }
+
+    fn login_strikes_client(&self, kind: Strike, client: &str) -> String {
+        self.key(format_args!("auth:client:{{{client}}}:{}", strike_name(kind)))
     }
 }
 

@@ -37,3 +37,19 @@ pub mod vouchers;
 
 #[cfg(feature = "testkit")]
 pub mod testkit;
+
+/// Connects Redis with every business Lua script loaded once (and the
+/// platform's own): the one place that knows every domain's scripts.
+pub async fn connect_redis(settings: &cityhub_platform::config::RedisSettings) -> redis::RedisResult<kv::Kv> {
+    let scripts: Vec<&redis::Script> = seckill::scripts::all()
+        .into_iter()
+        .chain(auth::guard::scripts())
+        .chain([shops::geo::script(), social::projection::script()])
+        .chain(social::lists::scripts())
+        .chain(auth::scripts())
+        .collect();
+    kv::Kv::connect(settings, &scripts).await
+}
+
+#[cfg(test)]
+mod layers;

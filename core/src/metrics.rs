@@ -3,7 +3,7 @@
 //! they count ([`Outcome`](crate::seckill::Outcome),
 //! [`Refusal`](crate::orders::Refusal)).
 
-use metrics::describe_counter;
+use metrics::{describe_counter, describe_gauge};
 use metrics_exporter_prometheus::PrometheusHandle;
 
 pub const SECKILL_REQUESTS: &str = "cityhub_seckill_requests_total";
@@ -15,6 +15,10 @@ pub const RECONCILER_DIFFERENCES: &str = "cityhub_reconciler_differences_total";
 pub const RECONCILER_REPAIRS: &str = "cityhub_reconciler_repairs_total";
 pub const ORDERS_CLOSED: &str = "cityhub_orders_closed_total";
 pub const PAYMENT_CALLBACKS: &str = "cityhub_payment_callbacks_total";
+pub const PAYMENT_MISMATCHES: &str = "cityhub_payment_mismatches_total";
+pub const REFUNDS_PENDING: &str = "cityhub_refunds_pending";
+pub const REFUNDS_FINISHED: &str = "cityhub_refunds_finished_total";
+pub const VOUCHER_ID_BOUND_READS: &str = "cityhub_voucher_id_bound_reads_total";
 pub const STOCK_RELEASES: &str = "cityhub_stock_releases_total";
 pub const FOLLOW_EVENTS: &str = "cityhub_follow_events_total";
 pub const FOLLOW_COUNTS_FIXED: &str = "cityhub_follow_counts_fixed_total";
@@ -34,6 +38,20 @@ pub fn install() -> PrometheusHandle {
     describe_counter!(RECONCILER_REPAIRS, "Differences the reconciler repaired, by kind.");
     describe_counter!(ORDERS_CLOSED, "Orders closed, by reason: expired, admin.");
     describe_counter!(PAYMENT_CALLBACKS, "Payment callbacks applied, by result: paid, failed, duplicate, refunded.");
+    describe_counter!(
+        PAYMENT_MISMATCHES,
+        "Signed payment callbacks refused because they match no started payment, by reason: \
+         unknown_txn, order, amount, stale (alert on any)."
+    );
+    describe_gauge!(
+        REFUNDS_PENDING,
+        "Payments whose refund is under way (status refunding), as the refund job last counted."
+    );
+    describe_counter!(
+        VOUCHER_ID_BOUND_READS,
+        "Reads of the highest voucher id from MySQL (at most one per 250 ms per instance), which refuse made-up ids."
+    );
+    describe_counter!(REFUNDS_FINISHED, "Refunds the refund job finished after the path that started them did not.");
     describe_counter!(STOCK_RELEASES, "Stock-release events applied to Redis, by result.");
     describe_counter!(FOLLOW_EVENTS, "Follow events the consumer applied, by result: changed, stale, duplicate.");
     describe_counter!(FOLLOW_COUNTS_FIXED, "Follow counts the correction job repaired, by store: mysql, redis.");

@@ -137,6 +137,7 @@ impl TestEnv {
         settings.mq.producer_group = format!("cityhub_api_t{id}");
         settings.mq.order_consumer_group = format!("cityhub_worker_t{id}");
         settings.mq.topic_queues = 4;
+        settings.payments.callback_secret = Secret::new(hex::encode(rand::random::<[u8; 24]>()));
         settings.orders.release_topic = format!("cityhub_release_t{id}");
         settings.orders.release_group = format!("cityhub_release_t{id}");
         settings.social.follow_topic = format!("cityhub_follow_t{id}");
@@ -153,7 +154,7 @@ impl TestEnv {
     }
 
     pub async fn kv(&self) -> Kv {
-        crate::kv::connect(&self.settings.redis).await.expect("test redis")
+        crate::connect_redis(&self.settings.redis).await.expect("test redis")
     }
 }
 
@@ -225,6 +226,7 @@ pub mod sale {
 
     use crate::invariants::{self, Accepted, Scope};
     use crate::kv::{CityKeys, Kv};
+    use crate::seckill::scripts::BuyerEntry;
 
     pub async fn order_count(db: &MySqlPool, voucher: u64) -> i64 {
         sqlx::query_scalar("SELECT COUNT(*) FROM orders WHERE voucher_id = ?")
@@ -248,8 +250,12 @@ pub mod sale {
             .unwrap()
     }
 
-    pub async fn buyers(kv: &Kv, voucher: u64) -> HashMap<u64, String> {
-        kv.conn().hgetall(kv.keys.seckill_buyers(voucher)).await.unwrap()
+    /// The voucher's buyers hash, decoded (an unreadable entry fails the test).
+    pub async fn buyers(kv: &Kv, voucher: u64) -> HashMap<u64, BuyerEntry> {
+        let raw: HashMap<u64, String> = kv.conn().hgetall(kv.keys.seckill_buyers(voucher)).await.unwrap();
+        raw.into_iter()
+            .map(|(user, e)| (user, BuyerEntry::parse(&e).unwrap_or_else(|| panic!("entry {e:?}"))))
+            .collect()
     }
 
     /// Asserts the stock invariants of a sale whose orders may have been
@@ -273,12 +279,8 @@ pub mod sale {
         .collect();
         assert_eq!(stock, initial - live.len() as i64, "DB stock against {} live orders", live.len());
         let redis_stock: i64 = kv.conn().hget(kv.keys.seckill_voucher(voucher), "stock").await.unwrap();
-        let live_buyers: HashMap<u64, u64> = buyers(kv, voucher)
-            .await
-            .into_iter()
-            .filter(|(_, e)| !e.ends_with(":r"))
-            .map(|(user, e)| (user, e.trim_end_matches(":c").parse().unwrap()))
-            .collect();
+        let live_buyers: HashMap<u64, u64> =
+            buyers(kv, voucher).await.into_iter().filter_map(|(user, e)| Some((user, e.live_order()?))).collect();
         assert_eq!(redis_stock + live_buyers.len() as i64, initial, "Redis stock {redis_stock} against its buyers");
         assert_eq!(live_buyers, live, "live Redis buyers against live orders");
     }
@@ -289,5 +291,85 @@ pub mod sale {
         for check in invariants::check(accepted, &state, Scope::WholeSale) {
             assert!(check.pass, "{}: {}", check.name, check.detail);
         }
+    }
+}
+
+/// A Redis server of one test's own, on a free port, with its data in a
+/// folder of its own: for failures the shared server must never see (a
+/// restart from an older snapshot, a failover). Killed when dropped.
+pub struct PrivateRedis {
+    pub port: u16,
+    dir: std::path::PathBuf,
+    child: Option<std::process::Child>,
+}
+
+impl PrivateRedis {
+    /// Starts an empty server (no automatic snapshots, no AOF).
+    pub async fn start() -> Self {
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let dir = std::env::temp_dir().join(format!("cityhub-redis-{port}-{:08x}", rand::random::<u32>()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut redis = Self { port, dir, child: None };
+        redis.spawn().await;
+        redis
+    }
+
+    async fn spawn(&mut self) {
+        let child = std::process::Command::new("redis-server")
+            .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+            .arg("--dir")
+            .arg(&self.dir)
+            .args(["--dbfilename", "dump.rdb", "--logfile", "redis.log"])
+            .spawn()
+            .expect("redis-server");
+        self.child = Some(child);
+        let url = self.url();
+        let up = eventually(std::time::Duration::from_secs(10), || async {
+            let Ok(client) = redis::Client::open(url.as_str()) else { return false };
+            let Ok(mut conn) = client.get_multiplexed_async_connection().await else { return false };
+            redis::cmd("PING").query_async::<String>(&mut conn).await.is_ok()
+        })
+        .await;
+        assert!(up, "the private Redis did not start");
+    }
+
+    pub fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}", self.port)
+    }
+
+    async fn command(&self, cmd: &mut redis::Cmd) -> redis::RedisResult<redis::Value> {
+        let client = redis::Client::open(self.url())?;
+        let mut conn = client.get_multiplexed_async_connection().await?;
+        cmd.query_async(&mut conn).await
+    }
+
+    /// `SAVE`: the snapshot a later restart comes back with.
+    pub async fn snapshot(&self) {
+        self.command(&mut redis::cmd("SAVE")).await.expect("SAVE");
+    }
+
+    /// `FLUSHALL`: the server keeps running with no data.
+    pub async fn flush_all(&self) {
+        self.command(&mut redis::cmd("FLUSHALL")).await.expect("FLUSHALL");
+    }
+
+    /// Kills the server (nothing saved) and starts it again from the last
+    /// snapshot: Redis comes back older than it was, keys and all.
+    pub async fn restart_from_snapshot(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        self.spawn().await;
+    }
+}
+
+impl Drop for PrivateRedis {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }

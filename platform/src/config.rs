@@ -4,14 +4,20 @@
 //! present), then environment variables `CITYHUB__<SECTION>__<KEY>`
 //! (e.g. `CITYHUB__DATABASE__URL`). Unknown keys are refused.
 //!
-//! Also the settings of the plumbing itself; each section checks its own
-//! ranges ([`Check`]). Secrets never appear in `Debug` output.
+//! Also the settings of the plumbing itself. Durations are `Duration`s,
+//! written in the files as whole seconds (fields named `_secs`, [`secs`]) or
+//! milliseconds (`_ms`, [`millis`]). Each field's range is declared on the
+//! field (`validator`), and [`validated`] turns the first failure into a
+//! [`ConfigError`]. Secrets never appear in `Debug` output.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
+use std::time::Duration;
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
+use validator::{Validate, ValidationError, ValidationErrors, ValidationErrorsKind};
 
 /// Why settings could not be loaded.
 #[derive(Debug, thiserror::Error)]
@@ -19,17 +25,89 @@ pub enum ConfigError {
     #[error("cannot read settings")]
     Load(#[from] config::ConfigError),
     #[error("invalid setting {field}: {reason}")]
-    Invalid { field: &'static str, reason: String },
+    Invalid { field: String, reason: String },
 }
 
-/// A section's own range checks.
-pub trait Check {
-    fn check(&self) -> Result<(), ConfigError>;
+/// `settings` checked against the ranges declared on their fields; the
+/// first failure names its field by path (`section.key`).
+pub fn validated<T: Validate>(settings: &T) -> Result<(), ConfigError> {
+    match settings.validate() {
+        Ok(()) => Ok(()),
+        Err(errors) => {
+            let (field, reason) = first_failure(&errors, "");
+            Err(ConfigError::Invalid { field, reason })
+        }
+    }
 }
 
-/// `Err(Invalid)` for `field`.
-pub fn invalid(field: &'static str, reason: &str) -> Result<(), ConfigError> {
-    Err(ConfigError::Invalid { field, reason: reason.into() })
+fn first_failure(errors: &ValidationErrors, path: &str) -> (String, String) {
+    let mut fields: Vec<_> = errors.errors().iter().collect();
+    fields.sort_by(|a, b| a.0.cmp(b.0));
+    let (name, kind) = fields.into_iter().next().expect("a failed validation names a field");
+    let path = if path.is_empty() { name.to_string() } else { format!("{path}.{name}") };
+    match kind {
+        ValidationErrorsKind::Struct(inner) => first_failure(inner, &path),
+        ValidationErrorsKind::List(items) => {
+            let (_, inner) = items.iter().next().expect("a failed list names an item");
+            first_failure(inner, &path)
+        }
+        ValidationErrorsKind::Field(failures) => {
+            let reason = failures
+                .first()
+                .map(|f| match (&f.message, f.params.get("min"), f.params.get("max")) {
+                    (Some(message), _, _) => message.to_string(),
+                    (None, Some(min), Some(max)) => format!("must be {min} to {max}"),
+                    (None, Some(min), None) => format!("must be at least {min}"),
+                    (None, None, Some(max)) => format!("must be at most {max}"),
+                    (None, None, None) => f.code.to_string(),
+                })
+                .unwrap_or_default();
+            (path, reason)
+        }
+    }
+}
+
+/// A validation failure with `message`, for a field's custom check.
+pub fn failure(message: &'static str) -> ValidationError {
+    ValidationError::new("invalid").with_message(Cow::Borrowed(message))
+}
+
+/// A custom check: the duration is not zero.
+pub fn positive(d: &Duration) -> Result<(), ValidationError> {
+    if d.is_zero() {
+        return Err(failure("must be positive"));
+    }
+    Ok(())
+}
+
+/// Serde for a `Duration` written as whole seconds.
+pub mod secs {
+    use std::time::Duration;
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u64(d.as_secs())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+        u64::deserialize(d).map(Duration::from_secs)
+    }
+}
+
+/// Serde for a `Duration` written as whole milliseconds.
+pub mod millis {
+    use std::time::Duration;
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u64(d.as_millis() as u64)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+        u64::deserialize(d).map(Duration::from_millis)
+    }
 }
 
 /// `defaults` (TOML), then the settings file, then `CITYHUB__*` variables
@@ -77,7 +155,7 @@ pub fn to_vars<T: Serialize>(settings: &T) -> HashMap<String, String> {
     vars
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, Validate)]
 #[serde(deny_unknown_fields)]
 pub struct HttpSettings {
     /// Address the public API listens on.
@@ -86,7 +164,14 @@ pub struct HttpSettings {
     pub metrics_addr: String,
     /// Comma-separated IPs of the reverse proxies in front of the API: only
     /// when the direct peer is one of them is `X-Forwarded-For` believed.
+    #[validate(custom(function = "ip_list"))]
     pub trusted_proxies: String,
+}
+
+fn ip_list(list: &str) -> Result<(), ValidationError> {
+    let parsed: Result<Vec<std::net::IpAddr>, _> =
+        list.split(',').map(str::trim).filter(|s| !s.is_empty()).map(str::parse).collect();
+    parsed.map(|_| ()).map_err(|_| failure("must be comma-separated IP addresses"))
 }
 
 impl HttpSettings {
@@ -96,37 +181,20 @@ impl HttpSettings {
     }
 }
 
-impl Check for HttpSettings {
-    fn check(&self) -> Result<(), ConfigError> {
-        if self.trusted_proxies().is_err() {
-            return invalid("http.trusted_proxies", "must be comma-separated IP addresses");
-        }
-        Ok(())
-    }
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, Validate)]
 #[serde(deny_unknown_fields)]
 pub struct DatabaseSettings {
     /// MySQL/MariaDB URL.
     pub url: Secret,
     /// Pool size.
+    #[validate(range(min = 1))]
     pub max_connections: u32,
     /// Create the database if missing and apply migrations at start-up
     /// (the API does this; the worker waits for it).
     pub migrate: bool,
 }
 
-impl Check for DatabaseSettings {
-    fn check(&self) -> Result<(), ConfigError> {
-        if self.max_connections == 0 {
-            return invalid("database.max_connections", "must be at least 1");
-        }
-        Ok(())
-    }
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, Validate)]
 #[serde(deny_unknown_fields)]
 pub struct RedisSettings {
     pub url: Secret,
@@ -134,7 +202,7 @@ pub struct RedisSettings {
     pub key_prefix: String,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, Validate)]
 #[serde(deny_unknown_fields)]
 pub struct MqSettings {
     /// RocketMQ name server.
@@ -146,127 +214,132 @@ pub struct MqSettings {
     /// Consumer group of the order worker.
     pub order_consumer_group: String,
     /// Queues per topic when CityHub creates it.
+    #[validate(range(min = 1))]
     pub topic_queues: u32,
     /// Most messages in one `send_batch`.
+    #[validate(range(min = 1, max = 1024))]
     pub batch_max: usize,
-    /// Longest wait for a batch to fill, in ms.
-    pub batch_linger_ms: u64,
+    /// Longest wait for a batch to fill.
+    #[serde(with = "millis")]
+    pub batch_linger_ms: Duration,
     /// Batches in flight at once.
+    #[validate(range(min = 1))]
     pub batch_in_flight: usize,
-    /// Send timeout in ms; past it a seckill reservation is released and the shopper gets 503.
-    pub send_timeout_ms: u64,
+    /// Send timeout; past it a seckill reservation is released and the shopper gets 503.
+    #[serde(with = "millis")]
+    #[validate(custom(function = "positive"))]
+    pub send_timeout_ms: Duration,
     /// Most messages handed to a consumer's handler at once.
+    #[validate(range(min = 1))]
     pub consume_batch_max: u32,
-    /// How often a consumer samples its lag into `cityhub_consumer_lag_messages`, in ms.
-    pub lag_sample_ms: u64,
-    /// Redeliveries of a failing message before its last delivery, which
-    /// parks it if it fails again (the broker's dead-letter limit).
-    pub max_redeliveries: i32,
+    /// How often a consumer samples its lag into `cityhub_consumer_lag_messages`.
+    #[serde(with = "millis")]
+    #[validate(custom(function = "positive"))]
+    pub lag_sample_ms: Duration,
+    /// How long the order worker keeps trying a message that fails with an
+    /// error (not an outage: those are waited out) before parking it as
+    /// `gave_up`.
+    #[serde(with = "secs")]
+    #[validate(custom(function = "positive"))]
+    pub give_up_after_secs: Duration,
 }
 
-impl Check for MqSettings {
-    fn check(&self) -> Result<(), ConfigError> {
-        if self.batch_max == 0 || self.batch_max > 1024 {
-            return invalid("mq.batch_max", "must be 1..=1024");
-        }
-        if self.batch_in_flight == 0 || self.consume_batch_max == 0 || self.lag_sample_ms == 0 {
-            return invalid("mq.batch_in_flight / mq.consume_batch_max / mq.lag_sample_ms", "must be positive");
-        }
-        if self.max_redeliveries < 1 {
-            return invalid("mq.max_redeliveries", "must be at least 1");
-        }
-        Ok(())
-    }
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, Validate)]
 #[serde(deny_unknown_fields)]
+#[validate(schema(function = "window_within_ttl"))]
 pub struct IdSettings {
     /// Fixed node id (0..=1023) for order ids, still leased in Redis (start-up
     /// fails while another process holds it). Unset: any free node.
+    #[validate(range(max = 1023))]
     pub node_id: Option<u16>,
-    /// TTL of a node lease in Redis, ms.
-    pub lease_ttl_ms: u64,
+    /// TTL of a node lease in Redis.
+    #[serde(with = "millis")]
+    pub lease_ttl_ms: Duration,
     /// Ids are issued only within this long of the last confirmed renewal
-    /// (renewed every third of it), ms; shorter than `lease_ttl_ms`.
-    pub lease_window_ms: u64,
+    /// (renewed every third of it); at least 30 ms, shorter than `lease_ttl_ms`.
+    #[serde(with = "millis")]
+    pub lease_window_ms: Duration,
+}
+
+fn window_within_ttl(ids: &IdSettings) -> Result<(), ValidationError> {
+    if ids.lease_window_ms < Duration::from_millis(30) || ids.lease_window_ms >= ids.lease_ttl_ms {
+        return Err(failure("ids.lease_window_ms must be at least 30 ms and below ids.lease_ttl_ms"));
+    }
+    Ok(())
 }
 
 /// The two-level cache (`crate::cache`). Each use sets its own logical TTL
 /// and freshness; these are the knobs they share.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, Validate)]
 #[serde(deny_unknown_fields)]
 pub struct CacheSettings {
     /// Most entries per cache in L1 (moka, in process).
+    #[validate(range(min = 1))]
     pub l1_capacity: u64,
-    /// How long L1 keeps an entry, ms: the bound on staleness when an
+    /// How long L1 keeps an entry: the bound on staleness when an
     /// invalidation message is lost.
-    pub l1_ttl_ms: u64,
-    /// How long an explicit "none" (a MySQL miss) is cached in Redis, seconds.
-    pub null_ttl_secs: u64,
+    #[serde(with = "millis")]
+    #[validate(custom(function = "positive"))]
+    pub l1_ttl_ms: Duration,
+    /// How long an explicit "none" (a MySQL miss) is cached in Redis.
+    #[serde(with = "secs")]
+    #[validate(custom(function = "positive"))]
+    pub null_ttl_secs: Duration,
     /// Each expiry written is lengthened by a random 0 to this share of its
     /// TTL, percent, so keys written together do not expire together.
+    #[validate(range(max = 100))]
     pub jitter_percent: u64,
-    /// Lease of the rebuild lock, ms; longer than any rebuild.
-    pub lock_lease_ms: u64,
+    /// Lease of the rebuild lock; longer than any rebuild, at least 100 ms.
+    #[serde(with = "millis")]
+    #[validate(custom(function = "lock_lease"))]
+    pub lock_lease_ms: Duration,
     /// How long a caller that must not be served stale waits for another
-    /// caller's rebuild before it answers "busy", ms.
-    pub wait_ms: u64,
+    /// caller's rebuild before it answers "busy".
+    #[serde(with = "millis")]
+    #[validate(custom(function = "positive"))]
+    pub wait_ms: Duration,
 }
 
-impl Check for CacheSettings {
-    fn check(&self) -> Result<(), ConfigError> {
-        if self.l1_capacity == 0 || self.l1_ttl_ms == 0 || self.null_ttl_secs == 0 {
-            return invalid("cache.l1_capacity / cache.l1_ttl_ms / cache.null_ttl_secs", "must be positive");
-        }
-        if self.jitter_percent > 100 {
-            return invalid("cache.jitter_percent", "must be 0 to 100");
-        }
-        if self.lock_lease_ms < 100 || self.wait_ms == 0 {
-            return invalid("cache.lock_lease_ms / cache.wait_ms", "lease at least 100 ms, wait positive");
-        }
-        Ok(())
+fn lock_lease(d: &Duration) -> Result<(), ValidationError> {
+    if *d < Duration::from_millis(100) {
+        return Err(failure("must be at least 100 ms"));
     }
+    Ok(())
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, Validate)]
 #[serde(deny_unknown_fields)]
 pub struct OutboxSettings {
     /// Most rows one relay round claims.
+    #[validate(range(min = 1))]
     pub batch_max: usize,
-    /// Pause between relay rounds that found less than a full batch, ms.
-    pub poll_ms: u64,
-    /// How long published rows are kept before they are purged, seconds.
-    pub retention_secs: u64,
-    /// Longest backoff after failed publishes, ms.
-    pub backoff_max_ms: u64,
+    /// Pause between relay rounds that found less than a full batch.
+    #[serde(with = "millis")]
+    #[validate(custom(function = "positive"))]
+    pub poll_ms: Duration,
+    /// How long published rows are kept before they are purged.
+    #[serde(with = "secs")]
+    pub retention_secs: Duration,
+    /// Longest backoff after failed publishes.
+    #[serde(with = "millis")]
+    pub backoff_max_ms: Duration,
 }
 
-impl Check for OutboxSettings {
-    fn check(&self) -> Result<(), ConfigError> {
-        if self.batch_max == 0 || self.poll_ms == 0 {
-            return invalid("outbox.batch_max / outbox.poll_ms", "must be positive");
-        }
-        Ok(())
-    }
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, Validate)]
 #[serde(deny_unknown_fields)]
 pub struct LogSettings {
     /// `pretty` or `json`.
+    #[validate(custom(function = "log_format"))]
     pub format: String,
     /// `tracing` filter; `RUST_LOG` wins when set.
     pub filter: String,
 }
 
-impl Check for LogSettings {
-    fn check(&self) -> Result<(), ConfigError> {
-        if !matches!(self.format.as_str(), "pretty" | "json") {
-            return invalid("log.format", "must be `pretty` or `json`");
-        }
-        Ok(())
+fn log_format(format: &str) -> Result<(), ValidationError> {
+    if !matches!(format, "pretty" | "json") {
+        return Err(failure("must be `pretty` or `json`"));
     }
+    Ok(())
 }
 
 /// A string that never shows in `Debug` or logs.

@@ -26,9 +26,43 @@ pub async fn connect(settings: &DatabaseSettings) -> Result<MySqlPool, sqlx::Err
         .connect_with(options)
         .await?;
     if settings.migrate {
+        accept_rewritten(&pool).await?;
         MIGRATOR.run(&pool).await?;
     }
     Ok(pool)
+}
+
+/// Migrations edited after release, each with the checksum (SHA-384) of its
+/// earlier text, whose effect the edit does not change: a database that
+/// applied the earlier text takes the new checksum instead of refusing to
+/// start. `20261203000004` said `PERSISTENT` (MariaDB only) where it now
+/// says `STORED` (MariaDB and MySQL 8), the same generated column.
+const REWRITTEN: &[(i64, &str)] = &[(
+    20261203000004,
+    "25a153f1fa8db676569aa6e1cb900dafc7c3c22e889f9c7bf439b34eb32d8393ae37e8e48770cb977c9a4d94bcb426a0",
+)];
+
+async fn accept_rewritten(pool: &MySqlPool) -> Result<(), sqlx::Error> {
+    let exists: Option<String> = sqlx::query_scalar(
+        "SELECT TABLE_NAME FROM information_schema.TABLES \
+         WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = '_sqlx_migrations'",
+    )
+    .fetch_optional(pool)
+    .await?;
+    if exists.is_none() {
+        return Ok(());
+    }
+    for (version, earlier) in REWRITTEN {
+        let Some(now) = MIGRATOR.iter().find(|m| m.version == *version) else { continue };
+        let earlier = hex::decode(earlier).expect("a hex checksum");
+        sqlx::query("UPDATE _sqlx_migrations SET checksum = ? WHERE version = ? AND checksum = ?")
+            .bind(now.checksum.as_ref())
+            .bind(version)
+            .bind(earlier)
+            .execute(pool)
+            .await?;
+    }
+    Ok(())
 }
 
 async fn create_database_if_missing(options: &MySqlConnectOptions) -> Result<(), sqlx::Error> {

@@ -15,12 +15,16 @@
 //!   A lost, expired or unconfirmable lease stops issuing ([`IdError::NoLease`])
 //!   until a lease is held again.
 //! - A slot is taken over only after its holder stopped: while Redis keeps its
-//!   data, the key outlives the holder's `window` (`ttl > window`). If Redis
-//!   loses its data (restart, flush, failover), old holders learn it at their
-//!   next renewal and stop within `window`; a new holder waits until the
-//!   lease epoch (the Redis time at which the current set of leases began,
-//!   itself lost with the data and then recreated) is `window` old before it
-//!   issues. Assumption: wall clocks of API hosts agree to well within the window.
+//!   data, the key outlives the holder's `window` (`ttl > window`). A holder
+//!   that gives its slot up stops issuing first, then marks the key
+//!   `free:<generation>` (`lua/id_lease_free.lua`), and the next taker may
+//!   issue at once. A key that is missing (Redis lost it: restart, flush,
+//!   failover, eviction, whatever else survived) or marked free under
+//!   another Redis generation (a copy older than a later holder) may hide a
+//!   holder still issuing: that holder learns it at its next renewal and
+//!   stops within `window` of its last confirmed one, so the taker waits a
+//!   whole `window` before it issues (`lua/id_lease_take.lua`).
+//!   Assumption: wall clocks of API hosts agree to well within the window.
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -28,8 +32,18 @@ use std::time::{Duration, Instant};
 use redis::AsyncCommands;
 use tokio_util::sync::CancellationToken;
 
-use crate::config::{invalid, Check, ConfigError, IdSettings};
+use crate::config::IdSettings;
 use crate::kv::Kv;
+
+static TAKE: std::sync::LazyLock<redis::Script> =
+    std::sync::LazyLock::new(|| crate::kv::generation::fenced(include_str!("../../lua/id_lease_take.lua")));
+static FREE: std::sync::LazyLock<redis::Script> =
+    std::sync::LazyLock::new(|| crate::kv::generation::fenced(include_str!("../../lua/id_lease_free.lua")));
+
+/// The lease scripts, to load at connect time.
+pub(crate) fn scripts() -> [&'static redis::Script; 2] {
+    [&*TAKE, &*FREE]
+}
 
 /// 2026-01-01T00:00:00Z in Unix ms.
 pub const EPOCH_MS: u64 = 1_767_225_600_000;
@@ -80,11 +94,6 @@ impl OrderIds {
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    /// The node ids are issued as.
-    pub fn node(&self) -> u16 {
-        self.lock().node
     }
 
     /// Allows issuing as `node` until `until`.
@@ -141,19 +150,7 @@ pub struct LeaseTiming {
 
 impl From<&IdSettings> for LeaseTiming {
     fn from(s: &IdSettings) -> Self {
-        Self { ttl: Duration::from_millis(s.lease_ttl_ms), window: Duration::from_millis(s.lease_window_ms) }
-    }
-}
-
-impl Check for IdSettings {
-    fn check(&self) -> Result<(), ConfigError> {
-        if matches!(self.node_id, Some(n) if n > MAX_NODE) {
-            return invalid("ids.node_id", "must be 0..=1023");
-        }
-        if self.lease_window_ms < 30 || self.lease_window_ms >= self.lease_ttl_ms {
-            return invalid("ids.lease_window_ms", "must be at least 30 and below ids.lease_ttl_ms");
-        }
-        Ok(())
+        Self { ttl: s.lease_ttl_ms, window: s.lease_window_ms }
     }
 }
 
@@ -179,7 +176,8 @@ struct Leaser {
 
 impl NodeLease {
     /// Leases a node slot (the `fixed` one, refused if another process holds
-    /// it, else any free one), waits out the epoch rule, and starts issuing.
+    /// it, else any free one), waits a window if it was not given up cleanly
+    /// (see the module doc), and starts issuing.
     pub async fn acquire(kv: &Kv, fixed: Option<u16>, timing: LeaseTiming) -> Result<Self, LeaseError> {
         assert!(timing.ttl > timing.window, "the lease must outlive its issuing window");
         let leaser = Leaser {
@@ -234,12 +232,7 @@ pub enum LeaseError {
 impl Leaser {
     async fn acquire(&self) -> Result<Held, LeaseError> {
         let mut conn = self.kv.conn();
-        let opts = || {
-            redis::SetOptions::default()
-                .conditional_set(redis::ExistenceCheck::NX)
-                .with_expiration(redis::SetExpiry::PX(self.timing.ttl.as_millis() as u64))
-        };
-        let mut held = None;
+        let ttl = self.timing.ttl.as_millis().to_string();
         for attempt in 0..=MAX_NODE {
             let node = match self.fixed {
                 Some(node) if attempt == 0 => node,
@@ -250,32 +243,30 @@ impl Leaser {
                 }
             };
             let key = self.kv.keys.id_node_lease(node);
-            let won: Option<String> = conn.set_options(&key, &self.owner, opts()).await?;
-            if won.is_some() {
-                held = Some(Held { node, key });
-                break;
+            let taken: Vec<i64> =
+                self.kv.eval_fenced(&TAKE, std::slice::from_ref(&key), &[self.owner.clone(), ttl.clone()]).await?;
+            match taken.first() {
+                Some(1) => return Ok(Held { node, key }),
+                Some(2) => {
+                    tracing::info!(
+                        node,
+                        wait_ms = self.timing.window.as_millis() as u64,
+                        "order-id node was not given up cleanly; waiting for an earlier holder to stop"
+                    );
+                    tokio::time::sleep(self.timing.window).await;
+                    return Ok(Held { node, key });
+                }
+                _ => continue,
             }
         }
-        let held = held.ok_or(LeaseError::Exhausted)?;
-        self.wait_for_epoch().await?;
-        Ok(held)
+        Err(LeaseError::Exhausted)
     }
 
-    /// Waits until the lease epoch is `window` old (see the module doc).
-    async fn wait_for_epoch(&self) -> Result<(), LeaseError> {
-        let mut conn = self.kv.conn();
-        let now = redis_now_ms(&mut conn).await?;
-        let key = self.kv.keys.id_lease_epoch();
-        let _: bool = conn.set_nx(&key, now).await?;
-        let epoch: u64 = conn.get(&key).await?;
-        let ready = epoch + self.timing.window.as_millis() as u64;
-        if ready > now {
-            tracing::info!(
-                wait_ms = ready - now,
-                "order-id leases began recently; waiting for earlier holders to stop"
-            );
-            tokio::time::sleep(Duration::from_millis(ready - now)).await;
-        }
+    /// Gives the lease up cleanly (the caller stopped issuing already).
+    async fn free(&self, held: &Held) -> redis::RedisResult<()> {
+        let ttl = self.timing.ttl.as_millis().to_string();
+        let _: Vec<i64> =
+            self.kv.eval_fenced(&FREE, std::slice::from_ref(&held.key), &[self.owner.clone(), ttl]).await?;
         Ok(())
     }
 
@@ -294,7 +285,7 @@ impl Leaser {
         loop {
             tokio::select! {
                 () = stop.cancelled() => {
-                    if let Err(err) = self.renew(&held, 0).await {
+                    if let Err(err) = self.free(&held).await {
                         tracing::warn!(error = %err, "cannot give up the order-id node lease; it expires by itself");
                     }
                     return;
@@ -323,11 +314,6 @@ impl Leaser {
             }
         }
     }
-}
-
-async fn redis_now_ms(conn: &mut redis::aio::ConnectionManager) -> redis::RedisResult<u64> {
-    let (secs, micros): (u64, u64) = redis::cmd("TIME").query_async(conn).await?;
-    Ok(secs * 1000 + micros / 1000)
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@
 //! - [`metrics`], [`telemetry`]: the Prometheus recorder, logging.
 //! - [`ops`]: the ops listener (`/metrics`, `/healthz`) both binaries serve.
 //! - [`jobs`], [`shutdown`]: the job supervisor and the shutdown signal.
+//! - [`retry`]: the one jittered backoff of every retry loop.
 #![forbid(unsafe_code)]
 
 pub mod cache;
@@ -30,6 +31,7 @@ pub mod ops;
 pub mod outbox;
 pub mod parking;
 pub mod ratelimit;
+pub mod retry;
 pub mod shutdown;
 pub mod telemetry;
 

@@ -3,6 +3,9 @@
 //! its help text. The business rules name theirs in `cityhub-core`.
 //!
 //! Both binaries call [`install`] once; the ops listener serves [`render`].
+//! The recorder keeps every histogram sample until upkeep folds it into the
+//! buckets, so [`install`] starts a thread that runs upkeep every
+//! [`UPKEEP_EVERY`]: memory stays flat whether or not anyone scrapes.
 //! Names follow Prometheus conventions: counters end in `_total`, durations
 //! are histograms in `_seconds`.
 
@@ -16,12 +19,17 @@ pub const HTTP_DURATION: &str = "cityhub_http_request_duration_seconds";
 pub const MQ_PUBLISH_BATCH_SIZE: &str = "cityhub_mq_publish_batch_size";
 pub const MQ_PUBLISH_DURATION: &str = "cityhub_mq_publish_duration_seconds";
 pub const MQ_PUBLISH_FAILURES: &str = "cityhub_mq_publish_failures_total";
+pub const MQ_PRODUCER_RENEWALS: &str = "cityhub_mq_producer_renewals_total";
+pub const REDIS_GENERATIONS: &str = "cityhub_redis_generations_adopted_total";
 pub const MQ_PUBLISHED: &str = "cityhub_mq_published_messages_total";
 pub const CONSUMER_MESSAGES: &str = "cityhub_consumer_messages_total";
 pub const CONSUMER_BATCH_SIZE: &str = "cityhub_consumer_batch_size";
 pub const CONSUMER_BATCH_DURATION: &str = "cityhub_consumer_batch_duration_seconds";
-pub const CONSUMER_RETRIED_BATCHES: &str = "cityhub_consumer_retried_batches_total";
+pub const CONSUMER_HELD_BATCHES: &str = "cityhub_consumer_held_batches_total";
 pub const CONSUMER_LAG: &str = "cityhub_consumer_lag_messages";
+pub const CONSUMER_QUEUES: &str = "cityhub_consumer_queues_held";
+pub const JOB_UP: &str = "cityhub_job_up";
+pub const JOB_EXITS: &str = "cityhub_job_exits_total";
 pub const OUTBOX_BACKLOG: &str = "cityhub_outbox_backlog_rows";
 pub const OUTBOX_OLDEST_AGE: &str = "cityhub_outbox_oldest_unpublished_seconds";
 pub const OUTBOX_PUBLISHED: &str = "cityhub_outbox_published_total";
@@ -40,6 +48,9 @@ const SIZE_BUCKETS: &[f64] = &[1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.
 
 static HANDLE: OnceLock<PrometheusHandle> = OnceLock::new();
 
+/// How often recorded histogram samples are folded into their buckets.
+pub const UPKEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// Installs the global recorder (once per process; later calls return the
 /// same handle) and describes every family.
 pub fn install() -> PrometheusHandle {
@@ -53,6 +64,14 @@ pub fn install() -> PrometheusHandle {
                 .install_recorder()
                 .expect("the metrics recorder is installed once");
             describe();
+            let upkeep = handle.clone();
+            std::thread::Builder::new()
+                .name("metrics-upkeep".into())
+                .spawn(move || loop {
+                    std::thread::sleep(UPKEEP_EVERY);
+                    upkeep.run_upkeep();
+                })
+                .expect("start the metrics upkeep thread");
             handle
         })
         .clone()
@@ -64,12 +83,27 @@ pub fn render(handle: &PrometheusHandle) -> String {
     handle.render()
 }
 
+/// In Prometheus text `text`, the sum of every series of `name` carrying all
+/// `labels` (`key="value"`); `None` when there is none.
+pub fn sample(text: &str, name: &str, labels: &[&str]) -> Option<f64> {
+    text.lines()
+        .filter(|l| l.starts_with(name) && (l[name.len()..].starts_with('{') || l[name.len()..].starts_with(' ')))
+        .filter(|l| labels.iter().all(|label| l.contains(label)))
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+        .reduce(|a, b| a + b)
+}
+
 fn describe() {
     describe_counter!(HTTP_REQUESTS, "HTTP requests by method, route and status.");
     describe_histogram!(HTTP_DURATION, Unit::Seconds, "HTTP request latency by method, route and status.");
     describe_histogram!(MQ_PUBLISH_BATCH_SIZE, Unit::Count, "Messages per RocketMQ send_batch.");
     describe_histogram!(MQ_PUBLISH_DURATION, Unit::Seconds, "Latency of one RocketMQ send_batch.");
     describe_counter!(MQ_PUBLISH_FAILURES, "RocketMQ batches the broker refused or did not answer.");
+    describe_counter!(MQ_PRODUCER_RENEWALS, "Producers replaced after publishes kept failing.");
+    describe_counter!(
+        REDIS_GENERATIONS,
+        "Fresh Redis generations this process adopted (Redis restarted, failed over, was restored or flushed)."
+    );
     describe_counter!(MQ_PUBLISHED, "Messages the broker stored.");
     describe_counter!(
         CONSUMER_MESSAGES,
@@ -77,12 +111,15 @@ fn describe() {
     );
     describe_histogram!(CONSUMER_BATCH_SIZE, Unit::Count, "Messages per consumed batch.");
     describe_histogram!(CONSUMER_BATCH_DURATION, Unit::Seconds, "Time to handle one consumed batch.");
-    describe_counter!(CONSUMER_RETRIED_BATCHES, "Batches handed back to the broker after transient failures.");
+    describe_counter!(CONSUMER_HELD_BATCHES, "Batches that failed and were tried again in place.");
     describe_gauge!(
         CONSUMER_LAG,
         Unit::Count,
         "Messages stored past this instance's consumed offsets, over the queues it holds, by topic and group."
     );
+    describe_gauge!(JOB_UP, "1 while the background job runs, 0 after it ended before shutdown, by job.");
+    describe_counter!(JOB_EXITS, "Background jobs that ended (returned, failed or panicked) before shutdown, by job.");
+    describe_gauge!(CONSUMER_QUEUES, Unit::Count, "Queues of the topic this instance holds, by topic and group.");
     describe_counter!(CACHE_HITS, "Cache hits by cache and layer (l1: in process, l2: Redis).");
     describe_counter!(CACHE_MISSES, "Cache misses by cache and layer.");
     describe_counter!(CACHE_STALE, "Reads answered with a logically expired value while one rebuild runs.");

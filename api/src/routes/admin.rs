@@ -1,11 +1,12 @@
 //! Admin operations on orders and sales: `POST /admin/orders/{id}/close`,
 //! `GET /admin/reconcile/{voucher_id}` (the last report) and
-//! `POST /admin/reconcile/{voucher_id}` (run the reconciler now).
+//! `POST /admin/reconcile/{voucher_id}` (run the reconciler now, or with
+//! `?dry_run=true` only report what it would repair).
 
-use axum::extract::State;
+use axum::extract::{Query, State};
 use axum::Json;
-use cityhub_core::reconcile::{Reconciler, Report};
-use serde::Serialize;
+use cityhub_core::reconcile::{Mode, Reconciler, Report};
+use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -69,13 +70,22 @@ async fn last_report(
         .ok_or_else(|| ApiError::not_found("report_not_found", "the reconciler has no report for this voucher yet"))
 }
 
+/// `?dry_run=true`: report what differs and what would be repaired, change nothing.
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct RunOptions {
+    /// Only report; the report is not kept as the voucher's last.
+    pub dry_run: Option<bool>,
+}
+
 /// Reconciles a voucher now: checks Redis against MySQL, repairs what is
 /// safe to repair, keeps and returns the report.
 #[utoipa::path(post, path = "/admin/reconcile/{voucher_id}", tag = "admin", security(("bearer" = [])),
-    params(("voucher_id" = u64, Path, minimum = 1, description = "Seckill voucher id")),
+    params(("voucher_id" = u64, Path, minimum = 1, description = "Seckill voucher id"), RunOptions),
     responses(
         (status = 200, description = "The report of this run", body = Object),
-        (status = 400, description = "Malformed id (`invalid_path`)", body = ErrorBody),
+        (status = 400, description = "Malformed id (`invalid_path`) or query (`invalid_query`)", body = ErrorBody),
         AuthErrors,
         (status = 403, description = "Not an admin (`forbidden`)", body = ErrorBody),
         (status = 404, description = "No such seckill voucher (`voucher_not_found`)", body = ErrorBody),
@@ -84,7 +94,10 @@ async fn last_report(
 async fn reconcile_now(
     _admin: Admin,
     PathId(id): PathId,
+    options: Result<Query<RunOptions>, axum::extract::rejection::QueryRejection>,
     State(state): State<AppState>,
 ) -> Result<Json<Report>, ApiError> {
-    Ok(Json(state.reconciler.run(id).await?))
+    let Query(options) = options.map_err(|e| ApiError::bad_request("invalid_query", e.body_text()))?;
+    let mode = if options.dry_run.unwrap_or(false) { Mode::DryRun } else { Mode::Repair };
+    Ok(Json(state.reconciler.run_with(id, mode).await?))
 }

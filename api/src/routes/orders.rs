@@ -24,10 +24,13 @@ pub struct OrderResponse {
     pub order_id: String,
     pub voucher_id: String,
     /// `queued` until the worker stores it, then `unpaid`, `paid`, `closed`
-    /// or `refunded`; an unpaid order past the payment timeout reads `closed`.
+    /// or `refunded`; an unpaid order past its payment window reads `closed`.
     pub status: &'static str,
     pub pay_amount: Option<u64>,
     pub created_at: Option<DateTime<Utc>>,
+    /// An unpaid order's payment deadline: the payment timeout counted from
+    /// when the order was stored, so a late-stored order keeps its whole window.
+    pub pay_by: Option<DateTime<Utc>>,
 }
 
 impl From<OrderView> for OrderResponse {
@@ -38,6 +41,7 @@ impl From<OrderView> for OrderResponse {
             status: o.status.as_str(),
             pay_amount: o.pay_amount,
             created_at: o.created_at,
+            pay_by: o.pay_by,
         }
     }
 }
@@ -57,7 +61,7 @@ async fn show(
     PathId(id): PathId,
     State(state): State<AppState>,
 ) -> Result<Json<OrderResponse>, ApiError> {
-    find_for_user(&state.db, &state.kv, state.payments.expiry_cutoff(), id, user.user_id)
+    find_for_user(&state.db, &state.kv, state.payments.window(), id, user.user_id)
         .await?
         .map(|o| Json(o.into()))
         .ok_or_else(|| ApiError::not_found("order_not_found", "no such order"))
@@ -103,7 +107,7 @@ async fn list(
     if !(1..=100).contains(&limit) {
         return Err(ApiError::unprocessable("validation_failed", "invalid fields: limit: must be 1 to 100"));
     }
-    let orders = list_for_user(&state.db, state.payments.expiry_cutoff(), user.user_id, cursor, limit).await?;
+    let orders = list_for_user(&state.db, state.payments.window(), user.user_id, cursor, limit).await?;
     let next_cursor = (orders.len() == limit as usize).then(|| orders.last().map(|o| o.order_id.to_string())).flatten();
     Ok(Json(OrderPage { orders: orders.into_iter().map(Into::into).collect(), next_cursor }))
 }

@@ -73,15 +73,19 @@ pub struct CallbackResult {
 
 /// The payment provider's result, signed: header `X-Cityhub-Signature:
 /// sha256=<hex HMAC-SHA256 of the raw body>`. Body: `{"txn_id", "order_id",
-/// "amount", "result": "succeeded" | "failed"}`.
+/// "amount", "result": "succeeded" | "failed", "ts": <unix seconds>}`. It is
+/// applied only to a payment started by `POST /orders/{id}/pay` with the same
+/// transaction id, order and amount, and only within
+/// `payments.callback_max_age_secs` of `ts`.
 #[utoipa::path(post, path = "/payments/callback", tag = "payments",
     request_body(content = String, content_type = "application/json", description = "The signed callback body"),
     params(("x-cityhub-signature" = Option<String>, Header, description = "`sha256=<hex>`")),
     responses(
         (status = 200, description = "Applied (or seen before)", body = CallbackResult),
-        (status = 401, description = "Missing or wrong signature (`bad_signature`); nothing changed", body = ErrorBody),
+        (status = 401, description = "Missing or wrong signature (`bad_signature`), or signed too long ago (`stale_callback`); nothing changed", body = ErrorBody),
+        (status = 409, description = "Matches no started payment: unknown transaction, another order or another amount (`payment_mismatch`); nothing changed", body = ErrorBody),
         (status = 422, description = "Signed but not a callback (`invalid_callback`)", body = ErrorBody),
-        (status = 503, description = "A dependency is unavailable; the provider retries", body = ErrorBody)))]
+        (status = 503, description = "A dependency is unavailable, or the payment's refund is not confirmed yet (`refund_pending`); the provider retries", body = ErrorBody)))]
 #[tracing::instrument(skip_all)]
 async fn callback(
     State(state): State<AppState>,

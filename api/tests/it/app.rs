@@ -2,6 +2,7 @@
 //! a private slice of the real services, with typed helpers.
 
 use cityhub_core::kv::CityKeys;
+use cityhub_core::seckill::scripts::BuyerEntry;
 use std::net::SocketAddr;
 use std::time::Duration;
 
@@ -12,7 +13,7 @@ use cityhub_core::invariants::Accepted;
 use cityhub_core::kv::Kv;
 pub use cityhub_core::testkit::eventually;
 use cityhub_core::testkit::{mq_client, sale, TestEnv};
-use cityhub_worker::Worker;
+use cityhub_order_worker::Worker;
 use redis::AsyncCommands;
 use serde_json::{json, Value};
 use sqlx::MySqlPool;
@@ -69,7 +70,13 @@ impl TestApp {
         let ops_listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let ops = format!("http://{}", ops_listener.local_addr().unwrap());
         let shutdown = stop.clone().cancelled_owned();
-        tokio::spawn(cityhub_platform::ops::serve(ops_listener, state.metrics.clone(), db.clone(), shutdown));
+        tokio::spawn(cityhub_platform::ops::serve(
+            ops_listener,
+            state.metrics.clone(),
+            db.clone(),
+            Default::default(),
+            shutdown,
+        ));
         let server = tokio::spawn({
             let (state, stop) = (state.clone(), stop.clone());
             async move {
@@ -243,7 +250,7 @@ impl TestApp {
         self.kv.conn().hget(self.kv.keys.seckill_voucher(voucher), "stock").await.unwrap()
     }
 
-    pub async fn buyers(&self, voucher: u64) -> std::collections::HashMap<u64, String> {
+    pub async fn buyers(&self, voucher: u64) -> std::collections::HashMap<u64, BuyerEntry> {
         sale::buyers(&self.kv, voucher).await
     }
 
@@ -255,13 +262,14 @@ impl TestApp {
     /// `n` fresh users each win one unit of `voucher`; waits until the worker
     /// stored every order. Returns (user id, token, order id).
     pub async fn stored_orders(&self, voucher: u64, users: &[(u64, String)]) -> Vec<(u64, String, u64)> {
+        let before = self.order_count(voucher).await;
         let mut out = Vec::new();
         for (user_id, token) in users {
             let (status, body) = self.seckill(token, voucher).await;
             assert_eq!(status, 202, "{body}");
             out.push((*user_id, token.clone(), body["order_id"].as_str().unwrap().parse().unwrap()));
         }
-        let n = out.len() as i64;
+        let n = before + out.len() as i64;
         assert_eq!(self.wait_for_orders(voucher, n, Duration::from_secs(30)).await, n);
         out
     }
@@ -289,9 +297,21 @@ impl TestApp {
     /// A successful payment of `order` reported as the provider would, signed
     /// with the configured secret.
     pub async fn paid_callback(&self, txn_id: &str, order: u64, amount: u64) -> (u16, Value) {
-        let body = json!({ "txn_id": txn_id, "order_id": order, "amount": amount, "result": "succeeded" });
+        self.callback_at(txn_id, order, amount, chrono::Utc::now().timestamp()).await
+    }
+
+    /// As [`TestApp::paid_callback`], signed at `ts` (unix seconds).
+    pub async fn callback_at(&self, txn_id: &str, order: u64, amount: u64, ts: i64) -> (u16, Value) {
+        let body = json!({ "txn_id": txn_id, "order_id": order, "amount": amount, "result": "succeeded", "ts": ts });
         let secret = self.env.settings.payments.callback_secret.expose().as_bytes().to_vec();
         self.callback_signed(body.to_string().as_bytes(), &secret).await
+    }
+
+    /// Starts paying `order` as its owner; answers the transaction id.
+    pub async fn start_payment(&self, token: &str, order: u64) -> String {
+        let (status, started) = self.pay(token, order).await;
+        assert_eq!(status, 202, "{started}");
+        started["txn_id"].as_str().unwrap().to_owned()
     }
 
     pub async fn admin_close(&self, token: Option<&str>, order: u64) -> (u16, Value) {
@@ -322,7 +342,7 @@ impl TestApp {
             let _ = server.await;
         }
         if let Some(worker) = self.worker.take() {
-            worker.shutdown().await.unwrap();
+            worker.shutdown(std::time::Duration::from_secs(30)).await.unwrap();
         }
         self.state.close().await;
     }

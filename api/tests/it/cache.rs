@@ -1,7 +1,8 @@
 //! The two-level cache's own promises, on the real Redis: the rebuild lock,
-//! and a cache that must not serve stale data waiting for its one rebuild.
+//! a cache that must not serve stale data waiting for its one rebuild, and
+//! one that serves its old value only while the source is down.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -74,4 +75,45 @@ async fn readers_that_must_not_see_stale_data_wait_for_one_load_and_get_the_new_
     let values = read_all(200).await;
     assert!(values.iter().all(|v| *v == 2), "a stale value was served: {values:?}");
     assert_eq!(source.loads.load(Ordering::SeqCst), 2, "one load per expiry");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn values_that_never_change_are_served_expired_while_their_source_is_down_and_fresh_once_it_is_back() {
+    let mut env = TestEnv::new();
+    env.settings.cache.jitter_percent = 0;
+    env.settings.cache.wait_ms = std::time::Duration::from_millis(500);
+    let kv = env.kv().await;
+    let caches = Caches::new(&kv, &env.settings.cache);
+    let (value, down) = (Arc::new(AtomicU64::new(1)), Arc::new(AtomicBool::new(false)));
+    let spec = Spec {
+        name: "details",
+        ttl: Duration::from_secs(1),
+        freshness: Freshness::WaitForRebuildOrStaleWhenDown,
+        bloom: None,
+    };
+    let cache: Cache<u64, u64> = Cache::new(spec, &caches, {
+        let (value, down) = (Arc::clone(&value), Arc::clone(&down));
+        FnLoader(move |_key: u64| {
+            let (value, down) = (Arc::clone(&value), Arc::clone(&down));
+            async move {
+                if down.load(Ordering::SeqCst) {
+                    return Err::<Option<u64>, LoadError>("the database cannot be reached".into());
+                }
+                Ok(Some(value.load(Ordering::SeqCst)))
+            }
+        })
+    });
+    assert_eq!(*cache.get(&3).await.unwrap().unwrap(), 1);
+
+    // The source goes away for longer than the entry's TTL.
+    down.store(true, Ordering::SeqCst);
+    value.store(2, Ordering::SeqCst);
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    for _ in 0..3 {
+        assert_eq!(*cache.get(&3).await.expect("served while the source is down").unwrap(), 1);
+    }
+
+    // Back: the next read waits for the fresh value, as before.
+    down.store(false, Ordering::SeqCst);
+    assert_eq!(*cache.get(&3).await.unwrap().unwrap(), 2);
 }

@@ -7,14 +7,14 @@ use std::time::Duration;
 use cityhub_core::orders::lifecycle::{Lifecycle, Move};
 use serde_json::json;
 
-use crate::app::{Options, TestApp};
+use crate::app::{eventually, Options, TestApp};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn admin_close_needs_an_admin_releases_the_unit_once_and_is_idempotent() {
     // No sold-out memory: the unit released below is for sale at once.
     let app = TestApp::spawn_with(Options { worker: true }, |s| {
         s.payments.callback_url = "http://127.0.0.1:9/".into();
-        s.seckill.sold_out_cache_ms = 0;
+        s.seckill.sold_out_cache_ms = std::time::Duration::from_millis(0);
     })
     .await;
     let voucher = app.on_sale(2).await;
@@ -34,7 +34,7 @@ async fn admin_close_needs_an_admin_releases_the_unit_once_and_is_idempotent() {
         assert_eq!((status, body), (200, json!({ "order_id": order.to_string(), "status": "closed" })));
         assert_eq!((app.db_stock(voucher).await, app.redis_stock(voucher).await), (1, 1), "released exactly once");
     }
-    assert_eq!(app.buyers(voucher).await[&user], format!("{order}:r"));
+    assert_eq!(app.buyers(voucher).await[&user], cityhub_core::seckill::scripts::BuyerEntry::Released(order));
     app.assert_stock_agrees(voucher).await;
     assert_eq!(app.get_order(&token, order).await.1["status"], "closed");
     assert_eq!(app.pay(&token, order).await.0, 409);
@@ -62,13 +62,16 @@ async fn admin_close_needs_an_admin_releases_the_unit_once_and_is_idempotent() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unpaid_order_past_its_timeout_reads_closed_and_cannot_be_paid() {
     let app = TestApp::spawn_with(Options { worker: true }, |s| {
-        s.orders.payment_timeout_secs = 1;
-        s.orders.close_every_secs = 3600;
+        s.payments.callback_url = "http://127.0.0.1:9/".into();
+        s.orders.payment_timeout_secs = std::time::Duration::from_secs(1);
+        s.orders.close_every_secs = std::time::Duration::from_secs(3600);
     })
     .await;
     let voucher = app.on_sale(5).await;
     let users = app.users(1).await;
     let (_, token, order) = app.stored_orders(voucher, &users).await.remove(0);
+    // The shopper starts paying in time; the provider's result comes late.
+    let txn = app.start_payment(&token, order).await;
     tokio::time::sleep(Duration::from_millis(1200)).await;
     assert_eq!(app.order_status(order).await.as_deref(), Some("unpaid"), "the close job has not run");
     assert_eq!(app.get_order(&token, order).await.1["status"], "closed");
@@ -77,7 +80,7 @@ async fn an_unpaid_order_past_its_timeout_reads_closed_and_cannot_be_paid() {
     let (status, err) = app.pay(&token, order).await;
     assert_eq!((status, err["code"].as_str()), (409, Some("order_not_payable")));
     // A payment arriving now loses: the order is closed, its unit released, the money refunded.
-    assert_eq!(app.paid_callback("late-1", order, 5000).await.1["result"], "refunded");
+    assert_eq!(app.paid_callback(&txn, order, 5000).await.1["result"], "refunded");
     assert_eq!(app.order_status(order).await.as_deref(), Some("refunded"));
     assert_eq!(app.payments(order).await, [("refunded".to_owned(), 1)]);
     app.assert_stock_agrees(voucher).await;
@@ -99,8 +102,8 @@ async fn a_hundred_payments_racing_closes_have_one_winner_each_and_stock_stays_r
     let lifecycle = Lifecycle::new(app.db.clone(), app.kv.clone(), &s.orders);
     let admin = app.admin_token();
     let mut outcomes = std::collections::BTreeMap::<String, usize>::new();
-    for (round, (_, _, order)) in orders.iter().enumerate() {
-        let txn = format!("race-{round}");
+    for (round, (_, token, order)) in orders.iter().enumerate() {
+        let txn = app.start_payment(token, *order).await;
         let pay = app.paid_callback(&txn, *order, 5000);
         if round % 2 == 0 {
             let (paid, closed) = tokio::join!(pay, app.admin_close(Some(&admin), *order));
@@ -124,5 +127,46 @@ async fn a_hundred_payments_racing_closes_have_one_winner_each_and_stock_stays_r
     let live = outcomes.get("paid").copied().unwrap_or(0) as i64;
     assert_eq!(app.db_stock(voucher).await, 100 - live);
     eprintln!("pay vs close outcomes: {outcomes:?}");
+    app.shutdown().await;
+}
+
+/// An order stored long after its unit was reserved (the worker was down
+/// longer than the payment timeout) gives its shopper the whole window from
+/// when it was stored: it reads unpaid with a deadline in the future, can
+/// be paid, and the close job leaves it alone until that deadline.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_order_stored_late_keeps_its_whole_payment_window() {
+    let mut app = TestApp::spawn_with(Options { worker: false }, |s| {
+        s.payments.callback_url = "http://127.0.0.1:9/".into();
+        s.orders.payment_timeout_secs = std::time::Duration::from_secs(4);
+        s.orders.close_every_secs = std::time::Duration::from_secs(1);
+    })
+    .await;
+    let voucher = app.on_sale(5).await;
+    let users = app.users(2).await;
+    let mut orders = Vec::new();
+    for (_, token) in &users {
+        let (status, body) = app.seckill(token, voucher).await;
+        assert_eq!(status, 202, "{body}");
+        orders.push(body["order_id"].as_str().unwrap().parse::<u64>().unwrap());
+    }
+    // Longer than the payment timeout passes before the worker stores them.
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    app.start_worker().await;
+    assert_eq!(app.wait_for_orders(voucher, 2, Duration::from_secs(30)).await, 2);
+    for (order, (_, token)) in orders.iter().zip(&users) {
+        let (_, view) = app.get_order(token, *order).await;
+        assert_eq!(view["status"], "unpaid", "{view}");
+        let pay_by: chrono::DateTime<chrono::Utc> = view["pay_by"].as_str().unwrap().parse().unwrap();
+        assert!(pay_by > chrono::Utc::now() + chrono::TimeDelta::seconds(2), "{view}");
+    }
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let txn = app.start_payment(&users[0].1, orders[0]).await;
+    assert_eq!(app.paid_callback(&txn, orders[0], 5000).await, (200, json!({ "result": "paid" })));
+    assert_eq!(app.order_status(orders[1]).await.as_deref(), Some("unpaid"), "the close job waits for its window");
+    // Its own window over, the unpaid one closes.
+    let closed = || async { app.order_status(orders[1]).await.as_deref() == Some("closed") };
+    assert!(eventually(Duration::from_secs(30), closed).await);
+    app.assert_stock_agrees(voucher).await;
     app.shutdown().await;
 }

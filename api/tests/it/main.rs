@@ -17,6 +17,7 @@ mod orders;
 mod payments;
 mod proxy;
 mod reconcile;
+mod refunds;
 mod seckill;
 mod shops;
 mod social;

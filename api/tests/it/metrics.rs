@@ -4,23 +4,16 @@
 use std::time::Duration;
 
 use cityhub_core::testkit::logs;
+use cityhub_platform::metrics::sample;
 use futures::future::join_all;
 
 use crate::app::{eventually, Options, TestApp};
 
-/// The sum of every series of `name` carrying all `labels` (`key="value"`);
-/// `None` when there is none.
-pub fn sample(text: &str, name: &str, labels: &[&str]) -> Option<f64> {
-    text.lines()
-        .filter(|l| l.starts_with(name) && (l[name.len()..].starts_with('{') || l[name.len()..].starts_with(' ')))
-        .filter(|l| labels.iter().all(|label| l.contains(label)))
-        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
-        .reduce(|a, b| a + b)
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn metrics_show_requests_outcomes_publishes_and_consumption_during_a_sale() {
-    let app = TestApp::spawn_with(Options { worker: true }, |s| s.mq.lag_sample_ms = 200).await;
+    let app =
+        TestApp::spawn_with(Options { worker: true }, |s| s.mq.lag_sample_ms = std::time::Duration::from_millis(200))
+            .await;
     let voucher = app.on_sale(5).await;
     let users = app.users(12).await;
     // One winner asks twice (already bought), then the rest sell it out.
@@ -88,7 +81,7 @@ async fn a_request_id_travels_from_the_http_request_to_the_worker_log() {
     assert_eq!(r.headers()["x-request-id"], request_id.as_str());
     let order_id = r.json::<serde_json::Value>().await.unwrap()["order_id"].as_str().unwrap().to_owned();
 
-    let needles = ["cityhub_worker", &format!("order_id={order_id}"), &format!("request_id={request_id}")];
+    let needles = ["cityhub_order_worker", &format!("order_id={order_id}"), &format!("request_id={request_id}")];
     assert!(
         eventually(Duration::from_secs(60), || async { logs::contains(&needles) }).await,
         "no worker log line carries the request id"

@@ -72,7 +72,8 @@ async fn the_simulated_provider_calls_back_and_a_failing_provider_leaves_the_ord
         let users = app.users(1).await;
         let (_, token, order) = app.stored_orders(voucher, &users).await.remove(0);
         assert_eq!(app.pay(&token, order).await.0, 202);
-        assert!(eventually(Duration::from_secs(10), || async { !app.payments(order).await.is_empty() }).await);
+        let reported = || async { app.payments(order).await.iter().all(|(status, _)| status != "started") };
+        assert!(eventually(Duration::from_secs(10), reported).await);
         assert_eq!(app.payments(order).await, [(expect.to_owned(), 1)]);
         let status = if expect == "paid" { "paid" } else { "unpaid" };
         assert_eq!(app.order_status(order).await.as_deref(), Some(status));
@@ -107,4 +108,66 @@ async fn a_payment_for_an_order_the_worker_has_not_stored_stores_it_paid_and_the
     assert_eq!(app.order_count(voucher).await, 1);
     app.assert_stock_agrees(voucher).await;
     app.shutdown().await;
+}
+
+/// The forged payment of the security review: a shopper who knows the
+/// secret's shape signs a callback for their own order at one cent, under a
+/// transaction id no payment started. Then the near misses: a started
+/// payment's callback at another amount, for another order, and signed too
+/// long ago. Each is refused, changes nothing and is counted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_callback_that_matches_no_started_payment_changes_nothing_and_is_counted() {
+    let app = TestApp::spawn_with(Options { worker: true }, silent_provider).await;
+    let voucher = app.on_sale(10).await;
+    let users = app.users(2).await;
+    let orders = app.stored_orders(voucher, &users).await;
+    let (_, token, order) = &orders[0];
+    let other = orders[1].2;
+
+    let (status, err) = app.paid_callback("x", *order, 1).await;
+    assert_eq!((status, err["code"].as_str()), (409, Some("payment_mismatch")), "{err}");
+    let txn = app.start_payment(token, *order).await;
+    for (txn, order_id, amount) in
+        [(txn.as_str(), *order, 1), (txn.as_str(), other, 5000), ("sim-unknown", *order, 5000)]
+    {
+        let (status, err) = app.paid_callback(txn, order_id, amount).await;
+        assert_eq!((status, err["code"].as_str()), (409, Some("payment_mismatch")), "{txn} {order_id} {amount}: {err}");
+    }
+    let long_ago =
+        chrono::Utc::now().timestamp() - app.env.settings.payments.callback_max_age_secs.as_secs() as i64 - 5;
+    let (status, err) = app.callback_at(&txn, *order, 5000, long_ago).await;
+    assert_eq!((status, err["code"].as_str()), (401, Some("stale_callback")), "{err}");
+    for o in [*order, other] {
+        assert_eq!(app.order_status(o).await.as_deref(), Some("unpaid"));
+    }
+    assert_eq!(app.payments(*order).await, [("started".to_owned(), 1)]);
+    assert!(app.payments(other).await.is_empty());
+
+    let metrics = app.http.get(app.ops_url("/metrics")).send().await.unwrap().text().await.unwrap();
+    let counted = |reason: &str| {
+        cityhub_platform::metrics::sample(
+            &metrics,
+            "cityhub_payment_mismatches_total",
+            &[&format!(r#"reason="{reason}""#)],
+        )
+    };
+    assert_eq!(counted("unknown_txn"), Some(2.0));
+    assert_eq!(counted("amount"), Some(1.0));
+    assert_eq!(counted("order"), Some(1.0));
+    assert_eq!(counted("stale"), Some(1.0));
+
+    // The real callback still pays the order.
+    assert_eq!(app.paid_callback(&txn, *order, 5000).await, (200, json!({ "result": "paid" })));
+    app.assert_stock_agrees(voucher).await;
+    app.shutdown().await;
+}
+
+/// Without a callback secret the API does not start: there is no default.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_api_refuses_to_start_without_a_callback_secret() {
+    let mut env = cityhub_core::testkit::TestEnv::new();
+    env.settings.payments.callback_secret = cityhub_core::config::Secret::new(String::new());
+    let mq = cityhub_core::testkit::mq_client();
+    let err = cityhub_api::state::AppState::build(env.settings.clone(), mq).await.err().expect("it must not start");
+    assert!(format!("{err:#}").contains("payments.callback_secret"), "{err:#}");
 }

@@ -1,12 +1,16 @@
 //! The reconciler against real services: a reservation a dying API left
 //! without a message becomes an order; a voucher whose Redis keys vanished
-//! mid-sale pauses (503) until the rebuild and then sells exactly its
-//! remaining stock; runs during a live stampede repair nothing.
+//! mid-sale, or whose Redis came back from an older snapshot, pauses (503)
+//! until the rebuild and then sells exactly its remaining stock; a second
+//! rebuild changes nothing; an entry holding another user's order is
+//! reported; runs during a live stampede repair nothing.
 
 use std::time::Duration;
 
+use cityhub_core::config::Secret;
 use cityhub_core::reconcile::Verdict;
 use cityhub_core::seckill::{scripts, Outcome};
+use cityhub_core::testkit::{logs, PrivateRedis};
 use cityhub_platform::ids::OrderIds;
 use redis::AsyncCommands;
 use serde_json::Value;
@@ -14,18 +18,17 @@ use serde_json::Value;
 use crate::app::{accepted, Options, TestApp};
 
 fn quick(s: &mut cityhub_core::config::Settings) {
-    s.reconcile.grace_secs = 1;
-    s.mq.lag_sample_ms = 200;
+    s.reconcile.grace_secs = std::time::Duration::from_secs(1);
+    // Only the tests' own runs reconcile.
+    s.reconcile.every_secs = std::time::Duration::from_secs(3600);
 }
 
 async fn reconcile(app: &TestApp, voucher: u64) -> Value {
-    let r = app
-        .http
-        .post(app.url(&format!("/admin/reconcile/{voucher}")))
-        .bearer_auth(app.admin_token())
-        .send()
-        .await
-        .unwrap();
+    post_reconcile(app, &format!("/admin/reconcile/{voucher}")).await
+}
+
+async fn post_reconcile(app: &TestApp, path: &str) -> Value {
+    let r = app.http.post(app.url(path)).bearer_auth(app.admin_token()).send().await.unwrap();
     assert_eq!(r.status(), 200);
     r.json().await.unwrap()
 }
@@ -43,6 +46,14 @@ async fn a_reservation_left_without_a_message_becomes_an_order_after_one_run_pas
     let early = reconcile(&app, voucher).await;
     assert_eq!((early["verdict"].as_str(), early["in_flight"].as_i64()), (Some("consistent"), Some(1)), "{early}");
     tokio::time::sleep(Duration::from_millis(1100)).await;
+
+    // A dry run finds it, names the repair and changes nothing.
+    let dry = post_reconcile(&app, &format!("/admin/reconcile/{voucher}?dry_run=true")).await;
+    assert_eq!((dry["verdict"].as_str(), dry["differences"][0]["repaired"].as_bool()), (Some("drift"), Some(false)));
+    assert!(dry["differences"][0]["detail"].as_str().unwrap().contains("would re-publish"), "{dry}");
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert_eq!(app.order_count(voucher).await, 0, "a dry run published the order");
+
     let report = reconcile(&app, voucher).await;
     assert_eq!(report["verdict"], "repaired", "{report}");
     assert_eq!(report["differences"][0]["kind"], "unconfirmed_reservation");
@@ -81,17 +92,10 @@ async fn a_voucher_whose_keys_vanished_pauses_until_the_rebuild_then_sells_exact
     assert_eq!((status, err["code"].as_str()), (503, Some("sale_paused")), "{err}");
     assert_eq!(app.seckill(&first[0].1, voucher).await.0, 503, "nothing is decided while paused");
 
-    // The worker reports its lag; once it is zero, a run rebuilds.
-    let mut report = reconcile(&app, voucher).await;
-    for _ in 0..50 {
-        if report["verdict"] != "paused" {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(200)).await;
-        report = reconcile(&app, voucher).await;
-    }
-    assert_eq!(report["verdict"], "repaired", "{report}");
-    assert_eq!(report["differences"][0]["kind"], "keys_missing", "{report}");
+    // Once the publish window passed and the group committed past the
+    // topic's offsets of then, a run rebuilds.
+    let report = reconcile_until_unpaused(&app, voucher, Duration::from_secs(90)).await;
+    assert_rebuilt(&report, voucher, "keys_missing");
     assert_eq!((report["redis_stock"].as_i64(), report["live_buyers"].as_i64()), (Some(15), Some(5)));
     app.assert_stock_agrees(voucher).await;
 
@@ -142,5 +146,130 @@ async fn runs_during_a_live_stampede_find_and_repair_nothing() {
     app.assert_invariants(voucher, &won).await;
     let last = app.state.reconciler.run(voucher).await.unwrap();
     assert_eq!((last.verdict, last.live_buyers, last.in_flight), (Verdict::Consistent, 150, 0));
+    app.shutdown().await;
+}
+
+/// Reconciles until the voucher's pause ends (or `timeout`), answering the
+/// last report.
+async fn reconcile_until_unpaused(app: &TestApp, voucher: u64, timeout: Duration) -> Value {
+    let deadline = tokio::time::Instant::now() + timeout;
+    loop {
+        let report = reconcile(app, voucher).await;
+        if report["verdict"] != "paused" || tokio::time::Instant::now() >= deadline {
+            return report;
+        }
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+}
+
+/// The pause ended with a rebuild of `kind`: by this run, or by the worker's
+/// reconciler (which looks at paused vouchers every second) just before it.
+fn assert_rebuilt(report: &Value, voucher: u64, kind: &str) {
+    match report["verdict"].as_str() {
+        Some("repaired") => assert_eq!(report["differences"][0]["kind"], kind, "{report}"),
+        Some("consistent") => {
+            let needles = ["reconciler difference", &format!("voucher_id={voucher}"), kind, "repaired=true"];
+            assert!(logs::contains(&needles), "no rebuild of {kind} was logged: {report}");
+        }
+        _ => panic!("still paused or drifting: {report}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn redis_restored_from_an_older_snapshot_pauses_the_sale_until_rebuilt_and_sells_no_unit_twice() {
+    let mut redis = PrivateRedis::start().await;
+    let url = redis.url();
+    let app = TestApp::spawn_with(Options { worker: true }, |s| {
+        quick(s);
+        s.redis.url = Secret::new(url);
+    })
+    .await;
+    let voucher = app.on_sale(20).await;
+    let users = app.users(30).await;
+    let early = app.stored_orders(voucher, &users[..10]).await;
+    redis.snapshot().await;
+    let late = app.stored_orders(voucher, &users[10..15]).await;
+    redis.restart_from_snapshot().await;
+
+    // The copy holds the voucher as it was before the late orders: selling
+    // from it would sell their units again and let their buyers buy twice.
+    let mut paused = 0;
+    for (_, token, _) in &late {
+        let (status, body) = app.seckill(token, voucher).await;
+        assert_ne!(status, 202, "a buyer won twice on a stale copy of Redis: {body}");
+        paused += usize::from(body["code"] == "sale_paused");
+    }
+    assert!(paused >= 1, "no shopper was told the sale is paused");
+
+    let report = reconcile_until_unpaused(&app, voucher, Duration::from_secs(90)).await;
+    assert_rebuilt(&report, voucher, "stale_copy");
+    assert_eq!((report["redis_stock"].as_i64(), report["live_buyers"].as_i64()), (Some(5), Some(15)), "{report}");
+
+    for (_, token, _) in late.iter().chain(&early) {
+        assert_eq!(app.seckill(token, voucher).await.1["code"], "already_bought");
+    }
+    let rest = &users[15..];
+    let answers = futures::future::join_all(rest.iter().map(|(_, t)| app.seckill(t, voucher))).await;
+    let mut won = accepted(rest, &answers);
+    assert_eq!(won.len(), 5, "{:?}", answers.iter().map(|a| a.0).collect::<Vec<_>>());
+    assert_eq!(app.wait_for_orders(voucher, 20, Duration::from_secs(30)).await, 20);
+    won.extend(
+        early.iter().chain(&late).map(|(user_id, _, order_id)| cityhub_core::invariants::Accepted {
+            order_id: *order_id,
+            user_id: *user_id,
+        }),
+    );
+    app.assert_invariants(voucher, &won).await;
+    app.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_rebuild_from_an_earlier_reading_changes_nothing_and_keeps_what_was_sold_since() {
+    let app = TestApp::spawn_without_worker().await;
+    let voucher = app.on_sale(10).await;
+    let keys = [
+        cityhub_core::kv::CityKeys::seckill_voucher(&app.kv.keys, voucher),
+        cityhub_core::kv::CityKeys::seckill_buyers(&app.kv.keys, voucher),
+    ];
+    let _: () = app.kv.conn().del(&keys).await.unwrap();
+    let now = cityhub_platform::now_ms() as i64;
+    // What two reconcilers read from MySQL before either wrote: no order yet.
+    let state =
+        scripts::SaleState { stock: 10, begin_ms: now - 1_000, end_ms: now + 600_000, pay_value: 100, buyers: vec![] };
+    assert!(scripts::rebuild(&app.kv, voucher, &state).await.unwrap(), "the first rebuild writes");
+    let order = OrderIds::unleased(78).next_id().unwrap();
+    assert_eq!(scripts::reserve(&app.kv, voucher, 7, order, &[]).await.unwrap().0, Outcome::Accepted);
+
+    assert!(!scripts::rebuild(&app.kv, voucher, &state).await.unwrap(), "the second one must find it rebuilt");
+    assert_eq!(
+        app.buyers(voucher).await.get(&7),
+        Some(&cityhub_core::seckill::scripts::BuyerEntry::Reserved(order)),
+        "the sale since was wiped"
+    );
+    assert_eq!(app.redis_stock(voucher).await, 9);
+    app.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_buyer_entry_holding_an_order_stored_for_another_user_is_reported() {
+    let app = TestApp::spawn_with(Options { worker: true }, quick).await;
+    let voucher = app.on_sale(5).await;
+    let users = app.users(2).await;
+    let (a, b) = (users[0].0, users[1].0);
+    // Two buyers holding one order id (a collision of ids); only one order can be stored.
+    let id = OrderIds::unleased(79).next_id().unwrap();
+    assert_eq!(scripts::reserve(&app.kv, voucher, a, id, &[]).await.unwrap().0, Outcome::Accepted);
+    assert_eq!(scripts::reserve(&app.kv, voucher, b, id, &[]).await.unwrap().0, Outcome::Accepted);
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    reconcile(&app, voucher).await; // re-publishes both reservations
+    assert_eq!(app.wait_for_orders(voucher, 1, Duration::from_secs(30)).await, 1);
+
+    let found = || async {
+        let report = reconcile(&app, voucher).await;
+        report["differences"].as_array().unwrap().iter().any(|d| d["kind"] == "owner_mismatch")
+    };
+    assert!(cityhub_core::testkit::eventually(Duration::from_secs(30), found).await, "the collision went unseen");
+    let report = reconcile(&app, voucher).await;
+    assert_eq!(report["verdict"], "drift", "{report}");
     app.shutdown().await;
 }

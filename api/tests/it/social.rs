@@ -231,3 +231,23 @@ async fn follows_share_a_token_bucket_per_user() {
     assert_eq!(follow(&app, &users[1].1, users[3].0).await.0, 200, "another user has their own bucket");
     assert_eq!(follow_events(&app).await, 2, "the refused follow wrote nothing");
 }
+
+/// Cursors and offsets taken from a request saturate: the largest cursor
+/// each paged route accepts is an empty page, never an overflow (a panic in
+/// this debug build).
+#[tokio::test]
+async fn the_largest_cursors_are_empty_pages() {
+    let app = TestApp::spawn_without_worker().await;
+    let (user, token) = app.login("13800000301").await;
+    let max = u64::MAX;
+    for path in [
+        format!("/users/me/recommendations?cursor={max}"),
+        format!("/users/me/blocks?cursor={max}"),
+        format!("/orders?cursor={max}"),
+        format!("/users/{user}/followers?cursor={max}"),
+    ] {
+        let (status, body) = app.get_at(&app.base, &path, Some(&token)).await;
+        assert!(status == 200 || status == 400, "{path}: {status} {body}");
+    }
+    app.shutdown().await;
+}

@@ -13,20 +13,20 @@
 //! - P2 accepted path: orders/s from the first HTTP request to the last order
 //!   in MySQL when every request wins (and the worker's drain time), over
 //!   what its stages allow in a row, each measured alone in the round
-//!   ([`stages`]).
+//!   (`stages`).
 //! - P3 shop read: `GET /shops/{id}` of one hot shop (an L1 hit) under
 //!   `wrk` over `GET /healthz` of the same API, same load and connections.
 //! - P4 worker insert rate: a backlog of orders drained by the worker (from
 //!   its first stored order to its last) over a raw multi-row INSERT of the
 //!   same rows into a copy of the table.
-//! - P6 recommendations for a user with `--p6-followings` (1,000) followings ([`social`]):
+//! - P6 recommendations for a user with `--p6-followings` (1,000) followings (`social`):
 //!   median time of the route when it computes (cold) and when it is
 //!   cached (warm), each over `GET /users/me` with the same token.
 //! - P5 API peak RSS over the whole run, and its RSS at the start and end of
 //!   the long P1 stampede (is it flat?).
 //!
-//! This module runs the rounds; [`tools`] drives wrk and redis-benchmark,
-//! [`stages`] measures the references, [`report`] writes the results.
+//! This module runs the rounds; `tools` drives wrk and redis-benchmark,
+//! `stages` measures the references, `report` writes the results.
 
 mod report;
 mod social;
@@ -145,7 +145,7 @@ pub async fn run(base: &Settings, args: &Args) -> anyhow::Result<()> {
     let limited = platform.start_second_api(limits).await?;
     let settings = platform.settings.clone();
     let db = cityhub_platform::db::connect(&settings.database).await?;
-    let kv = cityhub_core::kv::connect(&settings.redis).await?;
+    let kv = cityhub_core::connect_redis(&settings.redis).await?;
     let api_pid = platform.api.as_ref().map(|p| p.pid()).unwrap_or(0);
 
     let mq = cityhub_platform::mq::runtime::MqRuntime::new("bench").context("start mq runtime")?;
@@ -236,7 +236,7 @@ async fn p1(
     flash_sale::drain(db, voucher, sold, Duration::from_secs(60), true).await?;
     let state = invariants::load(db, kv, voucher).await?;
     let buyer_of: std::collections::HashMap<u64, u64> =
-        state.buyers.iter().filter_map(|(user, entry)| Some((entry.split(':').next()?.parse().ok()?, *user))).collect();
+        state.buyers.iter().map(|(user, entry)| (entry.order(), *user)).collect();
     let accepted: Vec<Accepted> = w
         .accepted
         .iter()

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use cityhub_core::config::Settings;
 use cityhub_core::kv::{CityKeys, Kv};
-use cityhub_core::orders::OrderMessage;
+use cityhub_core::seckill::OrderMessage;
 use cityhub_platform::mq::consumer::{Ack, BatchHandler, Consumer, Delivery};
 use cityhub_platform::mq::publisher::{BatchConfig, BatchPublisher};
 use cityhub_platform::mq::ClientRuntime;
@@ -40,10 +40,14 @@ impl Stages {
 pub async fn accepted_evalsha(settings: &Settings, kv: &Kv, args: &Args) -> anyhow::Result<f64> {
     let voucher = u64::from(rand::random::<u32>()) + (1 << 40);
     let hash = kv.keys.seckill_voucher(voucher);
-    redis::pipe()
-        .hset_multiple(&hash, &[("stock", 1_000_000_000_i64), ("begin_ms", 0), ("end_ms", 4_102_444_800_000)])
-        .query_async::<()>(&mut kv.conn())
-        .await?;
+    let generation = kv.generation.current().await?.to_string();
+    let fields = [
+        ("stock", "1000000000".to_owned()),
+        ("begin_ms", "0".to_owned()),
+        ("end_ms", "4102444800000".to_owned()),
+        ("gen", generation),
+    ];
+    redis::pipe().hset_multiple(&hash, &fields).query_async::<()>(&mut kv.conn()).await?;
     let rate = super::tools::redis_benchmark(settings, kv, voucher, args).await;
     redis::cmd("DEL").arg(&hash).arg(kv.keys.seckill_buyers(voucher)).query_async::<()>(&mut kv.conn()).await?;
     rate

@@ -85,11 +85,14 @@ pub async fn redis_benchmark(settings: &Settings, kv: &Kv, voucher: u64, args: &
     let url = settings.redis.url.expose();
     let hostport = url.trim_start_matches("redis://").trim_end_matches('/');
     let (host, port) = hostport.rsplit_once(':').unwrap_or((hostport, "6379"));
+    let generation = kv.generation.current().await?;
     let out = tokio::process::Command::new("redis-benchmark")
         .args(["-h", host, "-p", port, "-c", &args.connections.to_string(), "-n", &args.evalsha_calls.to_string()])
-        .args(["-r", "100000000", "-q", "--csv", "EVALSHA", cityhub_core::seckill::scripts::reserve_sha(), "2"])
+        .args(["-r", "100000000", "-q", "--csv", "EVALSHA", cityhub_core::seckill::scripts::reserve_sha(), "3"])
+        .arg(kv.generation.mark_key())
         .arg(kv.keys.seckill_voucher(voucher))
         .arg(kv.keys.seckill_buyers(voucher))
+        .arg(&*generation)
         .args(["__rand_int__", "1"])
         .output()
         .await

@@ -1,16 +1,24 @@
 //! The chaos lab: a MariaDB, a Redis, a RocketMQ name server and broker of
 //! its own (own ports, data under one scratch folder), so killing them
 //! disturbs nothing else on the machine. Each part can be killed or stopped
-//! and started again in place: same port, same data (Redis alone comes
-//! back empty, as a Redis without persistence does). The folder is removed
-//! when the lab is dropped.
+//! and started again in place: same port, same data (Redis comes back empty,
+//! as a Redis without persistence does, or from the snapshot taken with
+//! [`Lab::snapshot_redis`]). The platform reaches Redis through a forwarder
+//! on the lab's Redis port, standing where a virtual IP or a DNS name would
+//! in a deployment, so a failover can point it at a promoted replica
+//! ([`Lab::fail_over_to_replica`]). The folder is removed when the lab is
+//! dropped.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU16, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
 use cityhub_core::config::{Secret, Settings};
+use tokio::net::{TcpListener, TcpStream};
 use tokio::process::Command;
+use tokio::sync::watch;
 
 use crate::platform::{free_port, Process};
 
@@ -19,6 +27,8 @@ use crate::platform::{free_port, Process};
 pub enum Part {
     Database,
     Redis,
+    /// A replica of Redis, started only by the failover scenario.
+    Replica,
     NameServer,
     Broker,
 }
@@ -28,9 +38,57 @@ impl Part {
         match self {
             Part::Database => "mariadbd",
             Part::Redis => "redis-server",
+            Part::Replica => "redis-replica",
             Part::NameServer => "rocketmq-namesrv-rust",
             Part::Broker => "rocketmq-broker-rust",
         }
+    }
+}
+
+/// A TCP forwarder on the port the platform knows Redis by. Pointing it at
+/// another server drops every connection it carries, as moving a virtual IP
+/// does.
+struct Forwarder {
+    target: Arc<AtomicU16>,
+    moved: watch::Sender<u64>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Forwarder {
+    /// Listens on a port of the system's choosing (so no other process can
+    /// take it between a pick and the bind), forwarding to `target`.
+    async fn start(target: u16) -> anyhow::Result<(Self, u16)> {
+        let listener = TcpListener::bind(("127.0.0.1", 0)).await.context("bind the Redis forwarder")?;
+        let port = listener.local_addr()?.port();
+        let target = Arc::new(AtomicU16::new(target));
+        let (moved, watching) = watch::channel(0u64);
+        let to = Arc::clone(&target);
+        let task = tokio::spawn(async move {
+            while let Ok((mut inbound, _)) = listener.accept().await {
+                let (port, mut moved) = (to.load(Ordering::SeqCst), watching.clone());
+                // Only a move after this connection was made ends it.
+                moved.borrow_and_update();
+                tokio::spawn(async move {
+                    let Ok(mut outbound) = TcpStream::connect(("127.0.0.1", port)).await else { return };
+                    tokio::select! {
+                        _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound) => {}
+                        _ = moved.changed() => {}
+                    }
+                });
+            }
+        });
+        Ok((Self { target, moved, task }, port))
+    }
+
+    fn point_at(&self, port: u16) {
+        self.target.store(port, Ordering::SeqCst);
+        self.moved.send_modify(|n| *n += 1);
+    }
+}
+
+impl Drop for Forwarder {
+    fn drop(&mut self) {
+        self.task.abort();
     }
 }
 
@@ -54,13 +112,19 @@ pub struct Lab {
     keep: bool,
     rocketmq_bin: PathBuf,
     pub mysql_port: u16,
+    /// Where the platform reaches Redis: the forwarder.
     pub redis_port: u16,
+    /// The Redis server itself, and its replica's.
+    redis_server_port: u16,
+    replica_port: u16,
     pub namesrv_port: u16,
     pub broker_port: u16,
     database: Option<Process>,
     redis: Option<Process>,
+    replica: Option<Process>,
     namesrv: Option<Process>,
     broker: Option<Process>,
+    forwarder: Option<Forwarder>,
 }
 
 /// A port `p` with `p - 2` and `p + 1` free too: the broker listens on `p`,
@@ -76,6 +140,19 @@ fn broker_port() -> u16 {
     }
 }
 
+/// The last lines of `log` that report an error or a failure.
+fn errors(log: &Path) -> String {
+    let text = std::fs::read_to_string(log).unwrap_or_default();
+    let found: Vec<&str> = text
+        .lines()
+        .filter(|l| {
+            let l = l.to_ascii_lowercase();
+            l.contains("error") || l.contains("fail") || l.contains("panic")
+        })
+        .collect();
+    found[found.len().saturating_sub(15)..].join("\n")
+}
+
 async fn port_open(port: u16) -> bool {
     tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok()
 }
@@ -89,20 +166,58 @@ impl Lab {
             keep: false,
             rocketmq_bin: rocketmq_bin()?,
             mysql_port: free_port(),
-            redis_port: free_port(),
+            redis_port: 0,
+            redis_server_port: free_port(),
+            replica_port: free_port(),
             namesrv_port: free_port(),
             broker_port: broker_port(),
             database: None,
             redis: None,
+            replica: None,
             namesrv: None,
             broker: None,
+            forwarder: None,
         };
         lab.install_database().await?;
         lab.write_broker_conf()?;
+        std::fs::create_dir_all(dir.join("replica"))?;
+        let (forwarder, redis_port) = Forwarder::start(lab.redis_server_port).await?;
+        (lab.forwarder, lab.redis_port) = (Some(forwarder), redis_port);
         for part in [Part::Database, Part::Redis, Part::NameServer, Part::Broker] {
-            lab.start_part(part).await?;
+            let mut attempt = 1;
+            while let Err(err) = lab.start_part(part).await {
+                // Its port may have been taken since it was picked: pick another.
+                if attempt == 3 {
+                    return Err(err);
+                }
+                eprintln!("{} did not start on its port; trying another: {err}", part.name());
+                if part == Part::Broker {
+                    // A broker that died while starting may leave a store it
+                    // cannot open again; the lab has nothing in it yet.
+                    let _ = std::fs::remove_dir_all(lab.dir.join("rocketmq"));
+                }
+                lab.repick(part)?;
+                attempt += 1;
+            }
         }
         Ok(lab)
+    }
+
+    /// A new port for `part`, before the platform knows its ports.
+    fn repick(&mut self, part: Part) -> anyhow::Result<()> {
+        match part {
+            Part::Database => self.mysql_port = free_port(),
+            Part::Redis => {
+                self.redis_server_port = free_port();
+                if let Some(f) = &self.forwarder {
+                    f.point_at(self.redis_server_port);
+                }
+            }
+            Part::Replica => self.replica_port = free_port(),
+            Part::NameServer => self.namesrv_port = free_port(),
+            Part::Broker => self.broker_port = broker_port(),
+        }
+        self.write_broker_conf()
     }
 
     /// `base` pointed at the lab's services.
@@ -118,11 +233,65 @@ impl Lab {
         self.dir.join("logs").join(format!("{}.log", part.name()))
     }
 
+    /// Sends `cmd` to the Redis server on `port` (the lab's own, or its replica).
+    async fn redis_at(&self, port: u16, cmd: &redis::Cmd) -> anyhow::Result<redis::Value> {
+        let client = redis::Client::open(format!("redis://127.0.0.1:{port}"))?;
+        let mut conn = client.get_multiplexed_async_connection().await?;
+        Ok(cmd.query_async(&mut conn).await?)
+    }
+
+    /// `SAVE` on the Redis server: the snapshot its next start loads.
+    pub async fn snapshot_redis(&self) -> anyhow::Result<()> {
+        self.redis_at(self.redis_server_port, &redis::cmd("SAVE")).await.map(|_| ())
+    }
+
+    /// Starts a replica of the Redis server and waits until it is in sync.
+    pub async fn start_replica(&mut self) -> anyhow::Result<()> {
+        self.start_part(Part::Replica).await?;
+        let started = Instant::now();
+        loop {
+            let info = self.redis_at(self.replica_port, redis::cmd("INFO").arg("replication")).await?;
+            let info: String = redis::from_redis_value(info)?;
+            if info.contains("master_link_status:up") {
+                return Ok(());
+            }
+            if started.elapsed() > Duration::from_secs(30) {
+                bail!("the Redis replica did not sync within 30 s");
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// Cuts the replica off its master (`REPLICAOF NO ONE`): from now on it
+    /// falls behind, and it is a master of its own with a new replication id.
+    pub async fn detach_replica(&self) -> anyhow::Result<()> {
+        self.redis_at(self.replica_port, redis::cmd("REPLICAOF").arg("NO").arg("ONE")).await.map(|_| ())
+    }
+
+    /// The master dies and the forwarder moves to the (detached) replica.
+    pub async fn fail_over_to_replica(&mut self) -> anyhow::Result<()> {
+        self.kill(Part::Redis).await?;
+        if let Some(forwarder) = &self.forwarder {
+            forwarder.point_at(self.replica_port);
+        }
+        Ok(())
+    }
+
+    /// The lab's own temporary folder for MariaDB: a `mariadbd` starting
+    /// removes every `#sql*` file in its tmpdir, so labs sharing `/tmp`
+    /// would delete each other's temporary tables (a bootstrap running in
+    /// one lab while another lab's server starts fails with "Unknown table").
+    fn database_tmp(&self) -> PathBuf {
+        self.dir.join("mysql-tmp")
+    }
+
     async fn install_database(&self) -> anyhow::Result<()> {
         let data = self.dir.join("mysql");
+        std::fs::create_dir_all(self.database_tmp())?;
         let out = Command::new("mariadb-install-db")
             .arg("--no-defaults")
             .arg(format!("--datadir={}", data.display()))
+            .arg(format!("--tmpdir={}", self.database_tmp().display()))
             .args(["--auth-root-authentication-method=normal", "--skip-test-db", "--user=root"])
             .output()
             .await
@@ -155,19 +324,38 @@ impl Lab {
         match part {
             Part::Database => &mut self.database,
             Part::Redis => &mut self.redis,
+            Part::Replica => &mut self.replica,
             Part::NameServer => &mut self.namesrv,
             Part::Broker => &mut self.broker,
         }
     }
 
-    /// Starts `part` on its port and data, and waits until it answers.
+    /// Starts `part` on its port and data, and waits until it answers. A
+    /// part that exits while starting (a port another lab took between our
+    /// pick and its bind, a port the killed process held a moment longer) is
+    /// started again, up to three times.
     pub async fn start_part(&mut self, part: Part) -> anyhow::Result<()> {
+        let mut attempt = 1;
+        loop {
+            match self.start_once(part).await {
+                Err(err) if attempt < 3 && err.to_string().contains("exited with") => {
+                    eprintln!("{} exited while starting (attempt {attempt}); starting it again: {err}", part.name());
+                    attempt += 1;
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                }
+                outcome => return outcome,
+            }
+        }
+    }
+
+    async fn start_once(&mut self, part: Part) -> anyhow::Result<()> {
         let command = match part {
             Part::Database => {
                 let mut c = Command::new("mariadbd");
                 let data = self.dir.join("mysql");
                 c.arg("--no-defaults")
                     .arg(format!("--datadir={}", data.display()))
+                    .arg(format!("--tmpdir={}", self.database_tmp().display()))
                     .arg(format!("--port={}", self.mysql_port))
                     .arg(format!("--socket={}", self.dir.join("mysql.sock").display()))
                     .arg(format!("--pid-file={}", self.dir.join("mysql.pid").display()))
@@ -179,7 +367,7 @@ impl Lab {
                 let mut c = Command::new("redis-server");
                 c.args([
                     "--port",
-                    &self.redis_port.to_string(),
+                    &self.redis_server_port.to_string(),
                     "--bind",
                     "127.0.0.1",
                     "--save",
@@ -188,6 +376,14 @@ impl Lab {
                     "no",
                 ])
                 .current_dir(&self.dir);
+                c
+            }
+            Part::Replica => {
+                let mut c = Command::new("redis-server");
+                let (port, master) = (self.replica_port.to_string(), self.redis_server_port.to_string());
+                c.args(["--port", &port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+                    .args(["--replicaof", "127.0.0.1", &master])
+                    .current_dir(self.dir.join("replica"));
                 c
             }
             Part::NameServer => {
@@ -205,14 +401,20 @@ impl Lab {
         let mut process = Process::start(part.name(), command, &self.log(part))?;
         let port = match part {
             Part::Database => self.mysql_port,
-            Part::Redis => self.redis_port,
+            Part::Redis => self.redis_server_port,
+            Part::Replica => self.replica_port,
             Part::NameServer => self.namesrv_port,
             Part::Broker => self.broker_port,
         };
         let started = Instant::now();
         while !port_open(port).await {
             if let Some(status) = process.child.try_wait()? {
-                bail!("{} exited with {status}; its log ends:\n{}", part.name(), process.log_tail(30));
+                bail!(
+                    "{} exited with {status}; its errors:\n{}\nits log ends:\n{}",
+                    part.name(),
+                    errors(&self.log(part)),
+                    process.log_tail(30)
+                );
             }
             if started.elapsed() > Duration::from_secs(60) {
                 bail!("{} did not listen on {port} within 60 s; its log ends:\n{}", part.name(), process.log_tail(30));
@@ -256,7 +458,7 @@ impl Lab {
 
 impl Drop for Lab {
     fn drop(&mut self) {
-        for part in [Part::Broker, Part::NameServer, Part::Redis, Part::Database] {
+        for part in [Part::Broker, Part::NameServer, Part::Replica, Part::Redis, Part::Database] {
             if let Some(mut p) = self.slot(part).take() {
                 let _ = p.child.start_kill();
             }

@@ -21,7 +21,7 @@ pub mod report;
 pub mod shoppers;
 pub mod soak;
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -54,19 +54,45 @@ pub enum Scenario {
     RedisRestart,
     /// The API is killed mid-stampede and restarted.
     ApiKill,
-    /// Every fault above, one after another, in one sale.
+    /// Redis is killed mid-sale and restarted from an RDB snapshot taken
+    /// earlier in the sale: it comes back older than it was.
+    RedisStaleRestore,
+    /// Redis fails over mid-sale to a replica that stopped following its
+    /// master earlier in the sale: the forwarder moves to it.
+    RedisFailover,
+    /// Redis restarts empty while the worker's reconciler and an admin's
+    /// (every 100 ms) race to rebuild, shoppers retrying meanwhile.
+    RebuildRace,
+    /// MariaDB is stopped mid-sale for longer than the voucher details' TTL.
+    DatabaseOutlastsTtl,
+    /// A transaction holds the voucher's stock row past MariaDB's
+    /// `innodb_lock_wait_timeout` while Redis restarts empty: the worker's
+    /// batch fails with a lock-wait timeout and is retried while the keys
+    /// are lost.
+    LockWaitDuringLoss,
+    /// Two workers share the order group; Redis restarts empty and one
+    /// worker is killed right after, so its queues move to the other
+    /// (a rebalance) while the reconcilers rebuild.
+    WorkerKillAfterLoss,
+    /// Every single fault of the first six, one after another, in one sale.
     All,
 }
 
 impl Scenario {
     /// Every scenario, in the order a full run takes them.
-    pub const EVERY: [Scenario; 7] = [
+    pub const EVERY: [Scenario; 13] = [
         Scenario::WorkerKill,
         Scenario::BrokerKill,
         Scenario::NamesrvDown,
         Scenario::DatabaseStop,
         Scenario::RedisRestart,
         Scenario::ApiKill,
+        Scenario::RedisStaleRestore,
+        Scenario::RedisFailover,
+        Scenario::RebuildRace,
+        Scenario::DatabaseOutlastsTtl,
+        Scenario::LockWaitDuringLoss,
+        Scenario::WorkerKillAfterLoss,
         Scenario::All,
     ];
 
@@ -78,6 +104,12 @@ impl Scenario {
             Scenario::DatabaseStop => "MariaDB stopped",
             Scenario::RedisRestart => "Redis restarted empty",
             Scenario::ApiKill => "API kill -9",
+            Scenario::RedisStaleRestore => "Redis restored from an older snapshot",
+            Scenario::RedisFailover => "Redis failover to a replica behind",
+            Scenario::RebuildRace => "two reconcilers rebuilding at once",
+            Scenario::DatabaseOutlastsTtl => "MariaDB stopped past the details' TTL",
+            Scenario::LockWaitDuringLoss => "lock-wait timeout while Redis restarts",
+            Scenario::WorkerKillAfterLoss => "one of two workers killed after a loss",
             Scenario::All => "all in sequence",
         }
     }
@@ -158,7 +190,14 @@ impl Plan {
             Scenario::NamesrvDown => self.namesrv_down_secs,
             Scenario::DatabaseStop => self.database_down_secs,
             Scenario::ApiKill => self.api_down_secs,
-            Scenario::RedisRestart | Scenario::All => 0,
+            Scenario::DatabaseOutlastsTtl => 3 * OUTLASTED_TTL_SECS,
+            Scenario::RedisRestart
+            | Scenario::RedisStaleRestore
+            | Scenario::RedisFailover
+            | Scenario::RebuildRace
+            | Scenario::LockWaitDuringLoss
+            | Scenario::WorkerKillAfterLoss
+            | Scenario::All => 0,
         })
     }
 
@@ -171,6 +210,9 @@ impl Plan {
         }
     }
 }
+
+/// The voucher details' TTL in the scenario that outlasts it, seconds.
+const OUTLASTED_TTL_SECS: u64 = 2;
 
 /// One injected fault, in seconds since the stampede began.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -202,6 +244,9 @@ pub struct Row {
     pub recover_s: Option<f64>,
     /// From the end of the stampede until the sale's state was whole.
     pub drain_s: f64,
+    /// Repairs the reconcilers made during the run, by kind.
+    #[serde(default)]
+    pub repairs: BTreeMap<String, usize>,
     pub pass: bool,
 }
 
@@ -216,14 +261,11 @@ struct Run<'a> {
     shoppers: Arc<Shoppers>,
 }
 
-/// The lab's settings: `base` on the lab's services, limits off (the
-/// stampede comes from one address), a fast reconciler and lag sampling.
+/// The lab's settings: `base` on the lab's services at its own timings,
+/// limits off (the stampede comes from one address).
 fn lab_settings(lab: &Lab, base: &Settings) -> Settings {
     let mut s = lab.settings(base);
     s.limits.enabled = false;
-    s.reconcile.every_secs = 2;
-    s.reconcile.grace_secs = 5;
-    s.mq.lag_sample_ms = 1000;
     s.log.filter = "warn,cityhub=info".into();
     s
 }
@@ -239,10 +281,18 @@ fn scratch(name: &str) -> PathBuf {
 pub async fn run_scenario(base: &Settings, plan: &Plan, scenario: Scenario) -> anyhow::Result<Row> {
     let dir = scratch("sale");
     let lab = Lab::start(&dir).await.context("start the lab")?;
-    let settings = lab_settings(&lab, base);
-    let platform = Platform::start(settings.clone(), &dir.join("logs")).await?;
+    let mut settings = lab_settings(&lab, base);
+    if scenario == Scenario::DatabaseOutlastsTtl {
+        settings.vouchers.cache_ttl_secs = Duration::from_secs(OUTLASTED_TTL_SECS);
+    }
+    let mut platform = Platform::start(settings.clone(), &dir.join("logs")).await?;
+    if scenario == Scenario::WorkerKillAfterLoss {
+        platform.start_second_worker().await?;
+        // Until the group rebalances the first worker holds every queue.
+        platform.wait_second_worker_holds_queues(REBALANCE).await?;
+    }
     let db = cityhub_platform::db::connect(&settings.database).await?;
-    let kv = cityhub_core::kv::connect(&settings.redis).await?;
+    let kv = cityhub_core::connect_redis(&settings.redis).await?;
     let sale = crate::flash_sale::Plan {
         api: platform.base(),
         users: plan.users,
@@ -297,6 +347,7 @@ impl Run<'_> {
             answers: shoppers::count(&records),
             recover_s,
             drain_s,
+            repairs: self.platform.reconciler_repairs(),
             pass,
         })
     }
@@ -306,7 +357,14 @@ impl Run<'_> {
         let stock = self.plan.stock as usize;
         let mut windows = Vec::new();
         for (k, fault) in faults.iter().copied().enumerate() {
-            let threshold = if faults.len() == 1 { stock / 3 } else { (k + 1) * stock / (faults.len() + 2) };
+            let threshold = match fault {
+                // As early as possible: so that the sale outlasts the TTL
+                // within the outage, and so that orders still flow to the
+                // worker once the stock row is locked.
+                Scenario::DatabaseOutlastsTtl | Scenario::LockWaitDuringLoss => 1,
+                _ if faults.len() == 1 => stock / 3,
+                _ => (k + 1) * stock / (faults.len() + 2),
+            };
             self.wait_trigger(fault, threshold.max(1)).await?;
             windows.push(self.inject(fault).await?);
         }
@@ -361,11 +419,54 @@ impl Run<'_> {
                 tokio::time::sleep(down).await;
                 self.lab.start_part(Part::Database).await?;
             }
+            Scenario::RedisStaleRestore => {
+                self.lab.snapshot_redis().await?;
+                self.wait_trigger(fault, self.shoppers.accepted() + self.plan.stock as usize / 6).await?;
+                self.lab.kill(Part::Redis).await?;
+                self.lab.start_part(Part::Redis).await?;
+            }
+            Scenario::RedisFailover => {
+                self.lab.start_replica().await?;
+                self.lab.detach_replica().await?;
+                self.wait_trigger(fault, self.shoppers.accepted() + self.plan.stock as usize / 6).await?;
+                self.lab.fail_over_to_replica().await?;
+            }
+            Scenario::RebuildRace => {
+                self.lab.kill(Part::Redis).await?;
+                self.lab.start_part(Part::Redis).await?;
+            }
+            Scenario::DatabaseOutlastsTtl => {
+                self.lab.stop(Part::Database).await?;
+                tokio::time::sleep(down).await;
+                self.lab.start_part(Part::Database).await?;
+            }
+            Scenario::LockWaitDuringLoss => self.lock_wait_during_loss().await?,
+            Scenario::WorkerKillAfterLoss => {
+                self.lab.kill(Part::Redis).await?;
+                self.lab.start_part(Part::Redis).await?;
+                let stored = self.platform.second_worker_stored().await?;
+                self.platform.kill_second_worker().await?;
+                anyhow::ensure!(stored > 0.0, "the second worker held no queue of the order topic");
+            }
             Scenario::All => unreachable!("All is a sequence of single faults"),
         }
         let to = self.shoppers.started.elapsed();
         let timeout = Duration::from_secs(self.plan.recover_timeout_secs);
+        // A second reconciler, an admin's, running as fast as it can while
+        // the worker's rebuilds too.
+        let racer = (fault == Scenario::RebuildRace).then(|| {
+            let (settings, base, voucher) = (self.platform.settings.clone(), self.platform.base(), self.voucher);
+            tokio::spawn(async move {
+                loop {
+                    let _ = crate::flash_sale::reconcile_now(&settings, &base, voucher).await;
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+            })
+        });
         let whole = self.wait_whole(Some(to), timeout).await;
+        if let Some(racer) = racer {
+            racer.abort();
+        }
         let until = self.shoppers.started.elapsed();
         let records = self.shoppers.records();
         Ok(FaultWindow {
@@ -375,6 +476,34 @@ impl Run<'_> {
             recovered_after_s: whole.then(|| fault_at.elapsed().as_secs_f64()),
             answers: shoppers::count(records.iter().filter(|r| r.at >= from && r.at <= until)),
         })
+    }
+
+    /// Locks the voucher's stock row, lets the worker's next batches queue
+    /// behind it, restarts Redis empty, and keeps the lock until MariaDB's
+    /// lock-wait timeout has passed for a batch that began waiting before
+    /// the restart (so it fails with it and is tried again). Fails when no
+    /// worker logged the timeout: the fault did not happen.
+    async fn lock_wait_during_loss(&mut self) -> anyhow::Result<()> {
+        // The order batch's own retry line, not any other job's.
+        const TIMEOUT: &[&str] = &["error storing orders; retrying", "1205 (HY000): Lock wait timeout"];
+        let before = self.platform.worker_log_count(TIMEOUT);
+        let (lock_wait_secs,): (i64,) =
+            sqlx::query_as("SELECT CAST(@@innodb_lock_wait_timeout AS SIGNED)").fetch_one(&self.db).await?;
+        let mut lock = self.db.begin().await?;
+        sqlx::query("SELECT stock FROM seckill_vouchers WHERE voucher_id = ? FOR UPDATE")
+            .bind(self.voucher)
+            .execute(&mut *lock)
+            .await?;
+        // Orders keep coming (the trigger is the first 202): the worker's
+        // next batch stops at the stock row.
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        self.lab.kill(Part::Redis).await?;
+        self.lab.start_part(Part::Redis).await?;
+        tokio::time::sleep(Duration::from_secs(lock_wait_secs.max(0) as u64 + 3)).await;
+        lock.rollback().await?;
+        let timeouts = self.platform.worker_log_count(TIMEOUT) - before;
+        anyhow::ensure!(timeouts > 0, "no worker's lock wait timed out within {lock_wait_secs} s");
+        Ok(())
     }
 
     /// Polls until the sale's state is whole; false after `timeout`. While
@@ -414,7 +543,7 @@ impl Run<'_> {
     /// The ends of every log, for a run that failed.
     fn logs(&self) -> String {
         let mut out = String::new();
-        for p in [&self.platform.api, &self.platform.worker].into_iter().flatten() {
+        for p in [&self.platform.api, &self.platform.worker, &self.platform.second_worker].into_iter().flatten() {
             out.push_str(&format!("--- {}\n{}\n", p.name, p.log_tail(20)));
         }
         for part in [Part::Database, Part::Redis, Part::NameServer, Part::Broker] {
@@ -423,6 +552,11 @@ impl Run<'_> {
         out
     }
 }
+
+/// The longest wait for a second worker's first queue: the consumer group
+/// rebalances every 20 s, and on a loaded machine a period was seen to pass
+/// without the new worker taking one.
+const REBALANCE: Duration = Duration::from_secs(120);
 
 /// A 202 younger than this may still be on its way to MySQL while the sale runs.
 const IN_FLIGHT_MS: u64 = 1000;
@@ -454,8 +588,13 @@ fn accepted(records: &[Record]) -> Vec<Accepted> {
         .collect()
 }
 
-fn unanswered(records: &[Record]) -> HashSet<u64> {
-    records.iter().filter(|r| r.answer == Answer::NoAnswer).map(|r| r.user_id).collect()
+/// Per user, the requests that reached the API and got no answer.
+fn unanswered(records: &[Record]) -> HashMap<u64, usize> {
+    let mut per_user = HashMap::new();
+    for r in records.iter().filter(|r| r.answer == Answer::NoAnswer) {
+        *per_user.entry(r.user_id).or_insert(0) += 1;
+    }
+    per_user
 }
 
 /// Runs the plan's scenarios one after another (each in its own lab),

@@ -1,6 +1,8 @@
 //! The chaos report: a table on the terminal as each scenario ends, and
 //! `CHAOS.md` rendered from `CHAOS.json`, whose two parts (the scenarios
-//! and the soak) are each replaced only by a run of their own kind.
+//! and the soak) are each replaced only by a run of their own kind. A run
+//! of some scenarios at the same settings replaces their rows and keeps the
+//! others'.
 
 use std::path::Path;
 
@@ -34,6 +36,20 @@ impl Scenarios {
         });
         Self { machine: crate::platform::machine(), plan, rows }
     }
+
+    /// This run's rows, with the rows of `previous` for the scenarios it did
+    /// not run when `previous` was run at the same settings; in the order of
+    /// [`Scenario::EVERY`](super::Scenario::EVERY).
+    pub fn merged(previous: Option<Scenarios>, plan: &Plan, rows: Vec<Row>) -> Self {
+        let mut this = Self::new(plan, rows);
+        if let Some(previous) = previous.filter(|p| p.plan == this.plan) {
+            let ran: Vec<_> = this.rows.iter().map(|r| r.scenario).collect();
+            this.rows.extend(previous.rows.into_iter().filter(|old| !ran.contains(&old.scenario)));
+            let rank = |row: &Row| super::Scenario::EVERY.iter().position(|s| *s == row.scenario);
+            this.rows.sort_by_key(rank);
+        }
+        this
+    }
 }
 
 const HEADER: [&str; 10] =
@@ -57,7 +73,7 @@ fn cells(row: &Row) -> [String; 10] {
 
 pub fn print_header() {
     println!(
-        "{:<22} {:>8} {:>8} {:>7} {:>8} {:>10} {:>5} {:>8} {:>9}  result",
+        "{:<38} {:>8} {:>8} {:>7} {:>8} {:>10} {:>5} {:>8} {:>9}  result",
         HEADER[0], HEADER[1], HEADER[2], HEADER[3], HEADER[4], HEADER[5], HEADER[6], HEADER[7], HEADER[8]
     );
 }
@@ -65,7 +81,7 @@ pub fn print_header() {
 pub fn print_row(row: &Row) {
     let c = cells(row);
     println!(
-        "{:<22} {:>8} {:>8} {:>7} {:>8} {:>10} {:>5} {:>8} {:>9}  {}",
+        "{:<38} {:>8} {:>8} {:>7} {:>8} {:>10} {:>5} {:>8} {:>9}  {}",
         c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9]
     );
     if !row.pass {
@@ -90,7 +106,7 @@ pub fn update(md: &Path, update: impl FnOnce(&mut Report)) -> anyhow::Result<()>
 
 fn render(r: &Report) -> String {
     let mut md = String::from(
-        "# CityHub under faults\n\nWritten by `cityhub chaos` (see the README's \"Failures\" section for what \
+        "# CityHub under faults\n\nWritten by `cityhub chaos` (see \"Failures\" in docs/OPERATIONS.md for what \
          each fault means to an operator). Each scenario is one flash sale in a lab of its own (MariaDB, Redis, \
          name server and broker on their own ports), with one fault injected while the stampede runs.\n\n",
     );
@@ -101,8 +117,9 @@ fn render(r: &Report) -> String {
             md.push_str(&format!("| {} |\n", cells(row).join(" | ")));
         }
         md.push_str(
-            "\n*accepted*: distinct 202s; *stored*: orders in MySQL (a request that got no answer may have \
-             bought: those orders are counted as stored for a shopper with an unanswered request); *lost*: a \
+            "\n*accepted*: distinct 202s; *stored*: orders in MySQL (a request that reached the API and got no \
+             answer may have bought: each such request explains at most one order of its shopper; a refused \
+             connection explains none); *lost*: a \
              202 never stored; *stranded*: a Redis reservation with no order after the drain; *recover s*: from \
              the fault until shoppers were served again (20 answers in a row were 202s or 409s), every 202 so far \
              was stored, nothing was stranded and Redis agreed with MySQL (the longest of a sequence). PASS also needs the reconciler to say `consistent` after the drain.\n\n",
@@ -121,14 +138,19 @@ fn render(r: &Report) -> String {
                 ));
             }
         }
-        md.push_str("\n## Every answer of each sale\n\n| scenario | answers | orders without a 202 (shopper had no answer) | drain s |\n|---|---|---|---|\n");
+        md.push_str(
+            "\n## Every answer of each sale\n\n| scenario | answers | orders without a 202 (one unanswered request \
+             each) | reconciler repairs | drain s |\n|---|---|---|---|---|\n",
+        );
         for row in &s.rows {
             let answers: Vec<String> = row.answers.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+            let repairs: Vec<String> = row.repairs.iter().map(|(k, v)| format!("{k}: {v}")).collect();
             md.push_str(&format!(
-                "| {} | {} | {} | {:.1} |\n",
+                "| {} | {} | {} | {} | {:.1} |\n",
                 row.scenario.name(),
                 answers.join(", "),
                 row.tally.stored_unanswered,
+                if repairs.is_empty() { "none".to_owned() } else { repairs.join(", ") },
                 row.drain_s
             ));
         }

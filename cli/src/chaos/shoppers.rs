@@ -20,8 +20,11 @@ pub enum Answer {
     Accepted(u64),
     /// Any other status, with the error body's `code`.
     Refused(u16, String),
-    /// The connection failed or the request timed out.
+    /// The request reached the API and no answer came (the API died under
+    /// it, or it timed out): it may still have bought.
     NoAnswer,
+    /// No connection to the API: the request never reached it.
+    NotConnected,
 }
 
 impl Answer {
@@ -31,6 +34,7 @@ impl Answer {
             Answer::Accepted(_) => "202".into(),
             Answer::Refused(status, code) => format!("{status} {code}"),
             Answer::NoAnswer => "no answer".into(),
+            Answer::NotConnected => "not connected".into(),
         }
     }
 }
@@ -139,6 +143,7 @@ impl Shoppers {
             (issued.token.clone(), issued.session)
         };
         let answer = match http.post(url).bearer_auth(&token).send().await {
+            Err(err) if err.is_connect() => Answer::NotConnected,
             Err(_) => Answer::NoAnswer,
             Ok(r) => {
                 let status = r.status().as_u16();

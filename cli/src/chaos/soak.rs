@@ -8,7 +8,7 @@
 //! published); at the end every voucher's sale is counted with the shared
 //! checker.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -50,10 +50,30 @@ pub struct Soak {
     pub samples: Vec<Sample>,
 }
 
+/// From this far into the soak, RSS must stay within [`RSS_GROWTH_MAX`].
+const SETTLED_S: f64 = 300.0;
+/// How much RSS may grow from `SETTLED_S` to the end.
+pub const RSS_GROWTH_MAX: f64 = 0.10;
+
 impl Soak {
-    /// Lost nothing, oversold nothing.
+    /// Lost nothing, oversold nothing, and (for a soak that outlasts
+    /// `SETTLED_S`) neither process's RSS grew by more than
+    /// [`RSS_GROWTH_MAX`] after it.
     pub fn pass(&self) -> bool {
-        self.lost == 0 && self.oversold == 0 && self.stored >= self.accepted
+        let flat = |f: fn(&Sample) -> f64| self.growth(f).is_none_or(|g| g <= RSS_GROWTH_MAX);
+        self.lost == 0
+            && self.oversold == 0
+            && self.stored >= self.accepted
+            && flat(|s| s.api_rss_mb)
+            && flat(|s| s.worker_rss_mb)
+    }
+
+    /// The growth of `f` from the first sample at `SETTLED_S` to the last
+    /// (0.1 is 10%); `None` for a soak too short to have one.
+    pub fn growth(&self, f: fn(&Sample) -> f64) -> Option<f64> {
+        let settled = self.samples.iter().find(|s| s.at_s >= SETTLED_S)?;
+        let last = self.samples.last()?;
+        (last.at_s > settled.at_s && f(settled) > 0.0).then(|| f(last) / f(settled) - 1.0)
     }
 
     fn extremes(&self, f: impl Fn(&Sample) -> f64) -> (f64, f64, f64) {
@@ -90,6 +110,13 @@ impl Soak {
             self.oversold,
             if self.pass() { "PASS" } else { "FAIL" },
         );
+        let growth = |f: fn(&Sample) -> f64| self.growth(f).map_or("n/a".to_owned(), |g| format!("{:+.1}%", g * 100.0));
+        md.push_str(&format!(
+            "RSS growth from {SETTLED_S:.0} s to the end (goal: at most {:.0}%): API {}, worker {}.\n\n",
+            RSS_GROWTH_MAX * 100.0,
+            growth(|s| s.api_rss_mb),
+            growth(|s| s.worker_rss_mb),
+        ));
         md.push_str("| t s | API RSS MB | worker RSS MB | backlog |\n|---|---|---|---|\n");
         for s in &self.samples {
             md.push_str(&format!("| {:.0} | {:.1} | {:.1} | {} |\n", s.at_s, s.api_rss_mb, s.worker_rss_mb, s.backlog));
@@ -104,8 +131,8 @@ pub async fn run(base: &Settings, minutes: u64, rate: u32) -> anyhow::Result<Soa
     let dir = super::scratch("soak");
     let lab = Lab::start(&dir).await?;
     let mut settings = super::lab_settings(&lab, base);
-    settings.orders.payment_timeout_secs = 60;
-    settings.orders.close_every_secs = 10;
+    settings.orders.payment_timeout_secs = Duration::from_secs(60);
+    settings.orders.close_every_secs = Duration::from_secs(10);
     let platform = Platform::start(settings.clone(), &dir.join("logs")).await?;
     let result = soak(&settings, &platform, minutes, rate).await;
     platform.stop().await?;
@@ -115,7 +142,7 @@ pub async fn run(base: &Settings, minutes: u64, rate: u32) -> anyhow::Result<Soa
 
 async fn soak(settings: &Settings, platform: &Platform, minutes: u64, rate: u32) -> anyhow::Result<Soak> {
     let db = cityhub_platform::db::connect(&settings.database).await?;
-    let kv = cityhub_core::kv::connect(&settings.redis).await?;
+    let kv = cityhub_core::connect_redis(&settings.redis).await?;
     let per_minute = rate as usize * 60;
     let auth = Auth::new(db.clone(), kv.clone(), &settings.auth);
     let users = crate::users::create(&auth, 0, per_minute).await?;
@@ -166,7 +193,7 @@ async fn soak(settings: &Settings, platform: &Platform, minutes: u64, rate: u32)
     // One last sample once the drain is over.
     tokio::time::sleep(Duration::from_secs(10)).await;
     sampler.abort();
-    let unanswered: HashSet<u64> = super::unanswered(&records);
+    let unanswered = super::unanswered(&records);
     let (mut accepted, mut stored, mut lost, mut oversold) = (0, 0, 0, 0);
     for (voucher, mine) in &sales {
         let t = Tally::of(mine, &unanswered, &invariants::load(&db, &kv, *voucher).await?);
@@ -194,4 +221,42 @@ async fn soak(settings: &Settings, platform: &Platform, minutes: u64, rate: u32)
         oversold,
         samples,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn soak(api: &[(f64, f64)]) -> Soak {
+        Soak {
+            machine: String::new(),
+            minutes: 10,
+            rate: 1,
+            vouchers: 1,
+            requests: 1,
+            answers: BTreeMap::new(),
+            accepted: 1,
+            stored: 1,
+            closed: 0,
+            lost: 0,
+            oversold: 0,
+            samples: api
+                .iter()
+                .map(|&(at_s, mb)| Sample { at_s, api_rss_mb: mb, worker_rss_mb: 50.0, backlog: 0 })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn rss_growth_counts_from_the_fifth_minute_and_fails_past_ten_percent() {
+        // Early growth (warm-up) does not count; later growth does.
+        let flat = soak(&[(10.0, 20.0), (300.0, 40.0), (600.0, 43.0)]);
+        assert!((flat.growth(|s| s.api_rss_mb).unwrap() - 0.075).abs() < 1e-9);
+        assert!(flat.pass());
+        let leaking = soak(&[(10.0, 20.0), (300.0, 40.0), (600.0, 45.0)]);
+        assert!(!leaking.pass());
+        let short = soak(&[(10.0, 20.0), (290.0, 60.0)]);
+        assert_eq!(short.growth(|s| s.api_rss_mb), None);
+        assert!(short.pass());
+    }
 }

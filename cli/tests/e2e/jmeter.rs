@@ -13,7 +13,7 @@ async fn the_jmeter_stampede_plan_sells_exactly_the_stock_and_everything_agrees(
     let e2e = E2e::start().await;
     let settings = e2e.platform.settings.clone();
     let db = cityhub_platform::db::connect(&settings.database).await.unwrap();
-    let kv = cityhub_core::kv::connect(&settings.redis).await.unwrap();
+    let kv = cityhub_core::connect_redis(&settings.redis).await.unwrap();
     let plan = Plan {
         api: e2e.platform.base(),
         users: 200,

@@ -1,22 +1,36 @@
 //! Phone-code login and bearer-token sessions.
 //!
-//! A login code lives in Redis for `code_ttl_secs` and is consumed by the
-//! first login attempt, right or wrong. Guessing is bounded across codes:
-//! code requests and wrong codes are counted per phone and per client IP
-//! (`login_guard.lua`), and a phone or IP over its limit is locked out of
-//! both for `lockout_secs`, so "request a code, guess, repeat" stops after a
-//! handful of tries instead of running until it hits.
+//! A login code lives in Redis for `code_ttl_secs`; asking again while it
+//! is valid sends the same code, the right code spends it, and each client
+//! has `code_tries` tries at it. Guessing is bounded across codes
+//! (see [`guard`]): code requests and wrong codes are counted per (phone,
+//! client) and per client, a pair or a client over its limit is locked out
+//! for `lockout_secs`, so "request a code, guess, repeat" stops after a
+//! handful of tries instead of running until it hits. None of it can be
+//! turned against the phone's owner by one attacker: a wrong code counts
+//! only while the phone has a code, a lock from one client is that client's
+//! alone, and the phone as a whole locks only on strikes from
+//! `phone_lock_clients` distinct clients.
 //!
-//! A session is JSON in Redis under the SHA-256 of its token (never the token
-//! itself); its TTL is renewed on every use (sliding expiry). Each instance
-//! serves a session it read from memory for `session_cache_ms`; a logout or
-//! a role change tells every instance to drop it at once (Redis pub/sub, the
-//! `sessions` channel of `cityhub_platform::cache`), and the cache's TTL
-//! bounds a lost message. Users are created on first login; admins are made
-//! by `cityhub admin grant`, never through the API.
+//! A session is a row of MySQL's `sessions`, keyed by the SHA-256 of its
+//! token (never the token itself): MySQL is the truth, so a Redis restart,
+//! flush or failover logs no one out. Redis keeps a copy (JSON under the same
+//! hash, TTL renewed on every read: sliding expiry) stamped with the Redis
+//! generation it was written under and the row's expiry; a copy of another
+//! generation (Redis came back older: it may hold a session logged out
+//! since) is not trusted and the row is read again. The row's expiry slides
+//! too, at most once per half token TTL. The role is read from `users` with
+//! the row, never stored with the session. Each instance serves a session it
+//! read from memory for `session_cache_ms`; a logout or a role change tells
+//! every instance to drop it at once (Redis pub/sub, the `sessions` channel
+//! of `cityhub_platform::cache`), and the cache's TTL bounds a lost message.
+//! Users are created on first login; admins are made by `cityhub admin
+//! grant`, never through the API.
 
+use std::sync::LazyLock;
 use std::time::Duration;
 
+use chrono::{DateTime, Utc};
 use rand::Rng;
 use redis::AsyncCommands;
 use serde::{Deserialize, Serialize};
@@ -25,7 +39,7 @@ use sqlx::MySqlPool;
 
 pub mod guard;
 
-pub use guard::{Strike, StrikeLimits};
+pub use guard::{Lockouts, PhoneStep, Step, Strike, StrikeLimits};
 
 use crate::config::AuthSettings;
 use crate::kv::{CityKeys, Kv};
@@ -104,6 +118,27 @@ pub enum AuthError {
 /// The name under which session invalidations travel between instances.
 pub const SESSIONS: &str = "sessions";
 
+/// `session_read.lua`: a session's copy, read only on a verified server.
+static READ: LazyLock<redis::Script> =
+    LazyLock::new(|| cityhub_platform::kv::generation::fenced(include_str!("../../../lua/session_read.lua")));
+
+/// Scripts to load at connect time.
+pub fn scripts() -> [&'static redis::Script; 1] {
+    [&*READ]
+}
+
+/// The Redis copy of a session.
+#[derive(Debug, Serialize, Deserialize)]
+struct Cached {
+    user_id: u64,
+    role: Role,
+    /// The Redis generation it was written under.
+    #[serde(rename = "gen")]
+    generation: String,
+    /// The MySQL row's expiry, ms since the epoch.
+    until_ms: i64,
+}
+
 /// A freshly issued token.
 #[derive(Debug, Clone)]
 pub struct Issued {
@@ -120,6 +155,7 @@ pub struct Auth {
     code_ttl: Duration,
     code_requests: StrikeLimits,
     wrong_codes: StrikeLimits,
+    lockouts: Lockouts,
     /// Sessions seen in the last `session_cache_ms`, by token hash, so a
     /// shopper's burst of requests costs one Redis lookup, not one per request.
     sessions: moka::future::Cache<String, Session>,
@@ -127,22 +163,29 @@ pub struct Auth {
 
 impl Auth {
     pub fn new(db: MySqlPool, kv: Kv, settings: &AuthSettings) -> Self {
-        let limits = |per_phone, per_ip| StrikeLimits {
-            per_phone,
-            per_ip,
-            window: Duration::from_secs(settings.strike_window_secs),
-            lockout: Duration::from_secs(settings.lockout_secs),
-        };
         Self {
-            code_requests: limits(settings.code_requests_per_phone, settings.code_requests_per_ip),
-            wrong_codes: limits(settings.wrong_codes_per_phone, settings.wrong_codes_per_ip),
+            code_requests: StrikeLimits {
+                per_phone_client: settings.code_requests_per_phone_client,
+                per_client: settings.code_requests_per_client,
+            },
+            wrong_codes: StrikeLimits {
+                per_phone_client: settings.wrong_codes_per_phone_client,
+                per_client: settings.wrong_codes_per_client,
+            },
+            lockouts: Lockouts {
+                phone_lock_clients: settings.phone_lock_clients,
+                window: settings.strike_window_secs,
+                lockout: settings.lockout_secs,
+                code_tries: settings.code_tries,
+                code_ttl: settings.code_ttl_secs,
+            },
             db,
             kv,
-            token_ttl: Duration::from_secs(settings.token_ttl_secs),
-            code_ttl: Duration::from_secs(settings.code_ttl_secs),
+            token_ttl: settings.token_ttl_secs,
+            code_ttl: settings.code_ttl_secs,
             sessions: moka::future::Cache::builder()
                 .max_capacity(1_000_000)
-                .time_to_live(Duration::from_millis(settings.session_cache_ms))
+                .time_to_live(settings.session_cache_ms)
                 .build(),
         }
     }
@@ -151,42 +194,47 @@ impl Auth {
         self.code_ttl
     }
 
-    /// Creates and stores a login code for `phone`, asked from `ip`, unless
-    /// the phone or the IP is locked out (this request counts towards that).
-    /// Delivery is the caller's business (development logs it; there is no
-    /// SMS gateway).
-    pub async fn send_code(&self, phone: &Phone, ip: &str) -> Result<String, AuthError> {
-        self.strike(phone, ip, Strike::CodeRequest, true).await?;
+    /// The login code to send to `phone`, asked from `client` (the valid
+    /// one, or a new one), unless the client, the pair or the phone is
+    /// locked out (this request counts towards the client's and the pair's
+    /// limits). Delivery is the
+    /// caller's business (development logs it; there is no SMS gateway).
+    pub async fn send_code(&self, phone: &Phone, client: &str) -> Result<String, AuthError> {
+        let (limits, lockouts) = (&self.code_requests, &self.lockouts);
+        // Locked clients are refused before anything counts.
+        if let Some(left) = guard::client_step(&self.kv, client, Strike::CodeRequest, false, limits, lockouts).await? {
+            return Err(AuthError::LockedOut(left));
+        }
         let code = format!("{:06}", rand::rng().random_range(0..1_000_000));
-        let _: () =
-            self.kv.conn().set_ex(self.kv.keys.login_code(phone.as_str()), &code, self.code_ttl.as_secs()).await?;
+        let step = Step::Store { code: &code };
+        if let PhoneStep::Locked(left) =
+            guard::phone_step(&self.kv, phone.as_str(), client, step, limits, lockouts).await?
+        {
+            return Err(AuthError::LockedOut(left));
+        }
+        guard::client_step(&self.kv, client, Strike::CodeRequest, true, limits, lockouts).await?;
         Ok(code)
     }
 
-    /// Unless the phone or `ip` is locked out, consumes the code and, if it
-    /// matched, logs the user in (creating them on first login); a wrong code
-    /// counts a strike against both.
-    pub async fn login(&self, phone: &Phone, code: &str, ip: &str) -> Result<Issued, AuthError> {
-        self.strike(phone, ip, Strike::WrongCode, false).await?;
-        let stored: Option<String> = self.kv.conn().get_del(self.kv.keys.login_code(phone.as_str())).await?;
-        if stored.as_deref() != Some(code) {
-            self.strike(phone, ip, Strike::WrongCode, true).await?;
-            return Err(AuthError::InvalidCode);
+    /// Unless the client, the pair or the phone is locked out, checks the
+    /// code and, if it matched, logs the user in (creating them on first
+    /// login). A wrong code counts against the pair and the client; a code
+    /// for a phone that has none counts against the client only.
+    pub async fn login(&self, phone: &Phone, code: &str, client: &str) -> Result<Issued, AuthError> {
+        let (limits, lockouts) = (&self.wrong_codes, &self.lockouts);
+        if let Some(left) = guard::client_step(&self.kv, client, Strike::WrongCode, false, limits, lockouts).await? {
+            return Err(AuthError::LockedOut(left));
+        }
+        match guard::phone_step(&self.kv, phone.as_str(), client, Step::Login { code }, limits, lockouts).await? {
+            PhoneStep::Matched => {}
+            PhoneStep::Locked(left) => return Err(AuthError::LockedOut(left)),
+            _ => {
+                let strike = guard::client_step(&self.kv, client, Strike::WrongCode, true, limits, lockouts).await?;
+                return Err(strike.map_or(AuthError::InvalidCode, AuthError::LockedOut));
+            }
         }
         let session = self.register(phone).await?;
         self.issue(session).await
-    }
-
-    /// Checks the lockouts of `phone` and `ip`, counting one `kind` strike when `add`.
-    async fn strike(&self, phone: &Phone, ip: &str, kind: Strike, add: bool) -> Result<(), AuthError> {
-        let limits = match kind {
-            Strike::CodeRequest => &self.code_requests,
-            Strike::WrongCode => &self.wrong_codes,
-        };
-        match guard::login_guard(&self.kv, phone.as_str(), ip, kind, add, limits).await? {
-            Some(left) => Err(AuthError::LockedOut(left)),
-            None => Ok(()),
-        }
     }
 
     /// Finds or creates the user with this phone.
@@ -228,13 +276,13 @@ impl Auth {
     pub async fn issue_many(&self, phones: &[Phone]) -> Result<Vec<Issued>, AuthError> {
         let mut issued = Vec::with_capacity(phones.len());
         for chunk in self.register_many(phones).await?.chunks(1000) {
-            let mut pipe = redis::pipe();
-            for &session in chunk {
-                let token = new_token();
-                self.queue_session(&mut pipe, &token_hash(&token), &session)?;
-                issued.push(Issued { token, session, expires_in: self.token_ttl });
-            }
-            let _: () = pipe.query_async(&mut self.kv.conn()).await?;
+            let fresh: Vec<(String, Session)> = chunk.iter().map(|&s| (new_token(), s)).collect();
+            let sessions = self.store(&fresh).await?;
+            issued.extend(fresh.into_iter().zip(sessions).map(|((token, _), session)| Issued {
+                token,
+                session,
+                expires_in: self.token_ttl,
+            }));
         }
         Ok(issued)
     }
@@ -242,19 +290,92 @@ impl Auth {
     /// Issues a new bearer token for `session`.
     pub async fn issue(&self, session: Session) -> Result<Issued, AuthError> {
         let token = new_token();
-        let mut pipe = redis::pipe();
-        self.queue_session(&mut pipe, &token_hash(&token), &session)?;
-        let _: () = pipe.query_async(&mut self.kv.conn()).await?;
+        let session = self.store(&[(token.clone(), session)]).await?[0];
         Ok(Issued { token, session, expires_in: self.token_ttl })
     }
 
-    /// Queues storing a session and listing it among its user's sessions.
-    fn queue_session(&self, pipe: &mut redis::Pipeline, hash: &str, session: &Session) -> Result<(), AuthError> {
-        let ttl = self.token_ttl.as_secs();
-        let listed = self.kv.keys.user_sessions(session.user_id);
-        pipe.set_ex(self.kv.keys.session(hash), serde_json::to_string(session)?, ttl).ignore();
-        pipe.sadd(&listed, hash).ignore().expire(&listed, ttl as i64).ignore();
-        Ok(())
+    /// The expiry of a session used now.
+    fn until(&self) -> DateTime<Utc> {
+        Utc::now() + self.token_ttl
+    }
+
+    /// Stores new sessions in MySQL (the truth), then copies them to Redis
+    /// (best effort: a session missing there is read from MySQL). Answers
+    /// the sessions with their users' roles as they are now.
+    async fn store(&self, sessions: &[(String, Session)]) -> Result<Vec<Session>, AuthError> {
+        let until = self.until();
+        let mut insert =
+            sqlx::QueryBuilder::<sqlx::MySql>::new("INSERT INTO sessions (token_hash, user_id, expires_at) ");
+        insert.push_values(sessions, |mut row, (token, session)| {
+            row.push_bind(token_hash(token)).push_bind(session.user_id).push_bind(until);
+        });
+        insert.build().execute(&self.db).await?;
+        let copies: Vec<(String, Session)> = sessions.iter().map(|(t, s)| (token_hash(t), *s)).collect();
+        let roles = match self.cache(&copies, until).await {
+            Ok(roles) => roles,
+            Err(err) => {
+                tracing::warn!(error = %err, "sessions not copied to Redis; they are read from MySQL");
+                self.roles(sessions.iter().map(|(_, s)| s.user_id)).await?
+            }
+        };
+        Ok(sessions
+            .iter()
+            .map(|(_, s)| Session { role: roles.get(&s.user_id).copied().unwrap_or(s.role), ..*s })
+            .collect())
+    }
+
+    /// Writes Redis copies of sessions (by token hash) valid until `until`,
+    /// then reads the users' roles again and drops every copy whose role
+    /// changed meanwhile: a role change that ran between our read of the
+    /// role and our write could not see (and drop) a copy not yet written.
+    /// Answers the roles as they are now.
+    async fn cache(
+        &self,
+        sessions: &[(String, Session)],
+        until: DateTime<Utc>,
+    ) -> Result<std::collections::HashMap<u64, Role>, AuthError> {
+        let generation = self.kv.generation.current().await?;
+        let mut pipe = redis::pipe();
+        for (hash, session) in sessions {
+            let copy = Cached {
+                user_id: session.user_id,
+                role: session.role,
+                generation: generation.to_string(),
+                until_ms: until.timestamp_millis(),
+            };
+            pipe.set_ex(self.kv.keys.session(hash), serde_json::to_string(&copy)?, self.token_ttl.as_secs()).ignore();
+        }
+        let _: () = pipe.query_async(&mut self.kv.conn()).await?;
+        let roles = self.roles(sessions.iter().map(|(_, s)| s.user_id)).await?;
+        let stale: Vec<&String> = sessions
+            .iter()
+            .filter(|(_, s)| roles.get(&s.user_id).is_some_and(|role| *role != s.role))
+            .map(|(hash, _)| hash)
+            .collect();
+        for hash in stale {
+            let _: () = self.kv.conn().del(self.kv.keys.session(hash)).await?;
+            self.forget_everywhere(hash).await?;
+        }
+        Ok(roles)
+    }
+
+    /// The current roles of `users`.
+    async fn roles(&self, users: impl Iterator<Item = u64>) -> Result<std::collections::HashMap<u64, Role>, AuthError> {
+        let mut ids: Vec<u64> = users.collect();
+        ids.sort_unstable();
+        ids.dedup();
+        let mut roles = std::collections::HashMap::with_capacity(ids.len());
+        for chunk in ids.chunks(1000) {
+            let mut select = sqlx::QueryBuilder::<sqlx::MySql>::new("SELECT id, role FROM users WHERE id IN (");
+            let mut list = select.separated(", ");
+            for id in chunk {
+                list.push_bind(*id);
+            }
+            select.push(")");
+            let rows: Vec<(u64, String)> = select.build_query_as().fetch_all(&self.db).await?;
+            roles.extend(rows.into_iter().map(|(id, role)| (id, Role::from_column(&role))));
+        }
+        Ok(roles)
     }
 
     /// An administrator's token for operator tools (the CLI): finds or
@@ -265,19 +386,27 @@ impl Auth {
         self.issue(session).await
     }
 
-    /// Ends the session behind `token` everywhere; `false` if there was none.
+    /// Ends the session behind `token` everywhere; `false` if there was
+    /// none. The row goes first (the truth), then the Redis copy and every
+    /// instance's memory; a failure on the way answers an error, and a retry
+    /// finishes the job.
     pub async fn logout(&self, token: &str) -> Result<bool, AuthError> {
         let hash = token_hash(token);
-        let raw: Option<String> = self.kv.conn().get_del(self.kv.keys.session(&hash)).await?;
-        let Some(raw) = raw else { return Ok(false) };
-        let session: Session = serde_json::from_str(&raw)?;
-        let _: () = self.kv.conn().srem(self.kv.keys.user_sessions(session.user_id), &hash).await?;
+        let deleted = sqlx::query("DELETE FROM sessions WHERE token_hash = ?")
+            .bind(&hash)
+            .execute(&self.db)
+            .await?
+            .rows_affected();
+        let copies: u64 = self.kv.conn().del(self.kv.keys.session(&hash)).await?;
         self.forget_everywhere(&hash).await?;
-        Ok(true)
+        Ok(deleted + copies > 0)
     }
 
     /// Gives the user with `phone` `role`, on their live sessions too (at
     /// once on every instance); the operator's command, not an API route.
+    /// Every live session is found in MySQL, however long it has been in
+    /// use, and its Redis copy dropped: the next read takes the role from
+    /// `users`.
     pub async fn set_role(&self, phone: &Phone, role: Role) -> Result<Session, AuthError> {
         let done = sqlx::query("UPDATE users SET role = ? WHERE phone = ?")
             .bind(role.as_column())
@@ -289,25 +418,24 @@ impl Auth {
             .fetch_optional(&self.db)
             .await?;
         let user_id = user_id.ok_or(AuthError::UnknownUser)?;
-        let session = Session { user_id, role };
-        let listed = self.kv.keys.user_sessions(user_id);
-        let hashes: Vec<String> = self.kv.conn().smembers(&listed).await?;
-        for hash in hashes {
-            // KEEPTTL with XX: rewrite a live session in place, never revive an expired one.
-            let rewritten: Option<String> = redis::cmd("SET")
-                .arg(self.kv.keys.session(&hash))
-                .arg(serde_json::to_string(&session)?)
-                .arg("XX")
-                .arg("KEEPTTL")
-                .query_async(&mut self.kv.conn())
-                .await?;
-            if rewritten.is_none() {
-                let _: () = self.kv.conn().srem(&listed, &hash).await?;
-            }
-            self.forget_everywhere(&hash).await?;
+        let hashes: Vec<String> = sqlx::query_scalar(
+            "SELECT token_hash FROM sessions WHERE user_id = ? AND expires_at > CURRENT_TIMESTAMP(3)",
+        )
+        .bind(user_id)
+        .fetch_all(&self.db)
+        .await?;
+        for hash in &hashes {
+            let _: () = self.kv.conn().del(self.kv.keys.session(hash)).await?;
+            self.forget_everywhere(hash).await?;
         }
-        tracing::info!(user_id, role = role.as_column(), changed = done.rows_affected() > 0, "role set");
-        Ok(session)
+        tracing::info!(
+            user_id,
+            role = role.as_column(),
+            changed = done.rows_affected() > 0,
+            sessions = hashes.len(),
+            "role set"
+        );
+        Ok(Session { user_id, role })
     }
 
     /// Drops a session from this instance's memory and tells every other to.
@@ -326,9 +454,10 @@ impl Auth {
         }
     }
 
-    /// The session behind `token`, renewing its TTL; `None` if unknown or
-    /// expired. A session found within the last `session_cache_ms` is served
-    /// from memory (its TTL was renewed then).
+    /// The session behind `token`, renewing its expiry; `None` if unknown
+    /// or expired. Memory first (a session read within `session_cache_ms`),
+    /// then the Redis copy if it was written under Redis's current
+    /// generation, then MySQL (also whenever Redis cannot answer).
     pub async fn authenticate(&self, token: &str) -> Result<Option<Session>, AuthError> {
         if token.is_empty() || token.len() > 128 {
             return Ok(None);
@@ -337,13 +466,86 @@ impl Auth {
         if let Some(session) = self.sessions.get(&hash).await {
             return Ok(Some(session));
         }
-        let raw: Option<String> =
-            self.kv.conn().get_ex(self.kv.keys.session(&hash), redis::Expiry::EX(self.token_ttl.as_secs())).await?;
-        let session: Option<Session> = raw.map(|r| serde_json::from_str(&r)).transpose()?;
+        let session = match self.cached_session(&hash).await {
+            Ok(Some(session)) => Some(session),
+            Ok(None) => self.stored_session(&hash).await?,
+            Err(err) => {
+                tracing::debug!(error = %err, "session copy unreadable; reading MySQL");
+                self.stored_session(&hash).await?
+            }
+        };
         if let Some(session) = session {
             self.sessions.insert(hash, session).await;
         }
         Ok(session)
+    }
+
+    /// A trusted Redis copy, its row's expiry slid when half of it is gone.
+    async fn cached_session(&self, hash: &str) -> Result<Option<Session>, AuthError> {
+        let generation = self.kv.generation.current().await?;
+        let keys = [self.kv.keys.session(hash)];
+        let (_, raw): (i64, Option<String>) =
+            self.kv.eval_fenced(&READ, &keys, &[self.token_ttl.as_secs().to_string()]).await?;
+        let Some(copy) = raw.map(|r| serde_json::from_str::<Cached>(&r)).transpose()? else {
+            return Ok(None);
+        };
+        let left = copy.until_ms - Utc::now().timestamp_millis();
+        if copy.generation != *generation || left <= 0 {
+            return Ok(None);
+        }
+        let session = Session { user_id: copy.user_id, role: copy.role };
+        if left < (self.token_ttl / 2).as_millis() as i64 {
+            return self.slide(hash, session).await;
+        }
+        Ok(Some(session))
+    }
+
+    /// The row of a live session, with the user's role; its copy refreshed.
+    async fn stored_session(&self, hash: &str) -> Result<Option<Session>, AuthError> {
+        let row: Option<(u64, String, DateTime<Utc>)> = sqlx::query_as(
+            "SELECT s.user_id, u.role, s.expires_at FROM sessions s JOIN users u ON u.id = s.user_id \
+             WHERE s.token_hash = ? AND s.expires_at > CURRENT_TIMESTAMP(3)",
+        )
+        .bind(hash)
+        .fetch_optional(&self.db)
+        .await?;
+        let Some((user_id, role, until)) = row else { return Ok(None) };
+        let session = Session { user_id, role: Role::from_column(&role) };
+        if (until - Utc::now()).to_std().unwrap_or_default() < self.token_ttl / 2 {
+            return self.slide(hash, session).await;
+        }
+        Ok(Some(self.recache(hash, session, until).await))
+    }
+
+    /// Copies `session` to Redis (best effort) and answers it with the
+    /// user's role as it is now.
+    async fn recache(&self, hash: &str, session: Session, until: DateTime<Utc>) -> Session {
+        match self.cache(&[(hash.to_owned(), session)], until).await {
+            Ok(roles) => Session { role: roles.get(&session.user_id).copied().unwrap_or(session.role), ..session },
+            Err(err) => {
+                tracing::debug!(error = %err, "session not copied to Redis");
+                session
+            }
+        }
+    }
+
+    /// Moves a session's expiry a token TTL from now, in MySQL then in its
+    /// copy; `None` if the row is gone (logged out meanwhile).
+    async fn slide(&self, hash: &str, session: Session) -> Result<Option<Session>, AuthError> {
+        let until = self.until();
+        let moved = sqlx::query(
+            "UPDATE sessions SET expires_at = ? WHERE token_hash = ? AND expires_at > CURRENT_TIMESTAMP(3)",
+        )
+        .bind(until)
+        .bind(hash)
+        .execute(&self.db)
+        .await?
+        .rows_affected();
+        if moved == 0 {
+            let _: redis::RedisResult<()> = self.kv.conn().del(self.kv.keys.session(hash)).await;
+            return Ok(None);
+        }
+        Ok(Some(self.recache(hash, session, until).await))
     }
 }
 

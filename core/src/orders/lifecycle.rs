@@ -1,6 +1,11 @@
-//! What happens to a stored order: it is paid, closed (unpaid past the
-//! payment timeout, or by an admin), or refunded (a paid order an admin
+//! What happens to a stored order: it is paid, closed (unpaid past its
+//! payment window, or by an admin), or refunded (a paid order an admin
 //! closed, or a closed order whose late payment went back).
+//!
+//! An unpaid order's payment window is `orders.payment_timeout_secs` from
+//! when it was stored (`orders.stored_at`), not from when its unit was
+//! reserved: an order stored late (after an outage, or replayed from the
+//! parked table) still gives its shopper the whole window.
 //!
 //! Invariant: a dead order gives its unit of stock back exactly once. Only a
 //! move from a live status (unpaid, paid) to a dead one (closed, refunded)
@@ -35,10 +40,12 @@ pub struct StockRelease {
 /// A move of an order's status, each an optimistic update on `from`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Move {
-    /// unpaid → paid (not past the payment timeout).
+    /// unpaid → paid, inside the payment window.
     Pay,
-    /// unpaid → closed; releases stock.
+    /// unpaid → closed (an admin's close); releases stock.
     Close,
+    /// unpaid → closed, only past the payment window; releases stock.
+    Expire,
     /// paid → refunded (an admin closed a paid order); releases stock.
     RefundPaid,
     /// closed → refunded (a late payment went back); stock was released on close.
@@ -48,7 +55,7 @@ pub enum Move {
 impl Move {
     pub fn from(self) -> OrderStatus {
         match self {
-            Move::Pay | Move::Close => OrderStatus::Unpaid,
+            Move::Pay | Move::Close | Move::Expire => OrderStatus::Unpaid,
             Move::RefundPaid => OrderStatus::Paid,
             Move::RefundClosed => OrderStatus::Closed,
         }
@@ -57,7 +64,7 @@ impl Move {
     pub fn to(self) -> OrderStatus {
         match self {
             Move::Pay => OrderStatus::Paid,
-            Move::Close => OrderStatus::Closed,
+            Move::Close | Move::Expire => OrderStatus::Closed,
             Move::RefundPaid | Move::RefundClosed => OrderStatus::Refunded,
         }
     }
@@ -88,26 +95,22 @@ pub struct Lifecycle {
 
 impl Lifecycle {
     /// Release events go to `orders.release_topic`; unpaid orders expire
-    /// after `orders.payment_timeout_secs`.
+    /// `orders.payment_timeout_secs` after they were stored.
     pub fn new(db: MySqlPool, kv: Kv, settings: &OrderSettings) -> Self {
-        Self {
-            db,
-            kv,
-            release_topic: settings.release_topic.clone(),
-            payment_timeout: Duration::from_secs(settings.payment_timeout_secs),
-        }
+        Self { db, kv, release_topic: settings.release_topic.clone(), payment_timeout: settings.payment_timeout_secs }
     }
 
     pub fn db(&self) -> &MySqlPool {
         &self.db
     }
 
-    pub fn payment_timeout(&self) -> Duration {
+    /// How long an unpaid order may be paid, from when it was stored.
+    pub fn window(&self) -> Duration {
         self.payment_timeout
     }
 
-    /// Orders created before this are past the payment timeout.
-    pub fn expiry_cutoff(&self) -> DateTime<Utc> {
+    /// Unpaid orders stored before this are past their payment window.
+    fn expiry_cutoff(&self) -> DateTime<Utc> {
         Utc::now() - self.payment_timeout
     }
 
@@ -132,26 +135,19 @@ impl Lifecycle {
     /// Applies `m` inside the caller's transaction; the caller commits and
     /// then calls [`Lifecycle::settle`].
     pub async fn apply_in(&self, tx: &mut MySqlConnection, order_id: u64, m: Move) -> Result<Moved, OrderError> {
-        let changed = match m {
-            Move::Pay => sqlx::query(
-                "UPDATE orders SET status = ?, paid_at = CURRENT_TIMESTAMP(3) \
-                 WHERE id = ? AND status = ? AND created_at > ?",
-            )
-            .bind(m.to().as_str())
-            .bind(order_id)
-            .bind(m.from().as_str())
-            .bind(self.expiry_cutoff()),
-            _ => sqlx::query(
-                "UPDATE orders SET status = ?, closed_at = COALESCE(closed_at, CURRENT_TIMESTAMP(3)) \
-                 WHERE id = ? AND status = ?",
-            )
-            .bind(m.to().as_str())
-            .bind(order_id)
-            .bind(m.from().as_str()),
+        // Paying needs the window open, expiring needs it closed; the other
+        // moves ignore it.
+        let (set, window) = match m {
+            Move::Pay => ("paid_at = CURRENT_TIMESTAMP(3)", " AND stored_at > ?"),
+            Move::Expire => ("closed_at = COALESCE(closed_at, CURRENT_TIMESTAMP(3))", " AND stored_at <= ?"),
+            _ => ("closed_at = COALESCE(closed_at, CURRENT_TIMESTAMP(3))", ""),
+        };
+        let sql = format!("UPDATE orders SET status = ?, {set} WHERE id = ? AND status = ?{window}");
+        let mut update = sqlx::query(&sql).bind(m.to().as_str()).bind(order_id).bind(m.from().as_str());
+        if !window.is_empty() {
+            update = update.bind(self.expiry_cutoff());
         }
-        .execute(&mut *tx)
-        .await?
-        .rows_affected();
+        let changed = update.execute(&mut *tx).await?.rows_affected();
         if changed == 0 {
             return Ok(Moved::Lost);
         }
@@ -184,12 +180,12 @@ impl Lifecycle {
         }
     }
 
-    /// Up to `limit` unpaid orders past the payment timeout, oldest first
-    /// (read by the `(status, created_at)` index).
+    /// Up to `limit` unpaid orders past their payment window, oldest first
+    /// (read by the `(status, stored_at)` index).
     pub async fn expired(&self, limit: u32) -> Result<Vec<u64>, OrderError> {
         let rows: Vec<(u64,)> = sqlx::query_as(
-            "SELECT id FROM orders FORCE INDEX (idx_orders_status_created) \
-             WHERE status = ? AND created_at <= ? ORDER BY created_at LIMIT ?",
+            "SELECT id FROM orders FORCE INDEX (idx_orders_status_stored) \
+             WHERE status = ? AND stored_at <= ? ORDER BY stored_at LIMIT ?",
         )
         .bind(OrderStatus::Unpaid.as_str())
         .bind(self.expiry_cutoff())

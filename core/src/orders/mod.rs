@@ -1,58 +1,29 @@
-//! Orders: the message the API publishes for each accepted seckill, the
-//! owner-only read model, and ([`store`]) the idempotent batch writer the
-//! order worker uses.
+//! Orders: the owner-only read model, the intake rules of the order worker
+//! ([`intake`]), its idempotent batch writer ([`store`]) and the lifecycle.
+//! The message they start from is the seckill's
+//! ([`OrderMessage`](crate::seckill::OrderMessage)).
 //!
 //! An order is `queued` from the moment Redis accepted it until the worker
 //! stores it; from then on MySQL's `status` is the truth, moved by
 //! [`lifecycle`]. An unpaid order past the payment timeout reads as `closed`
 //! even before the close job has closed it (and cannot be paid).
 
+pub mod intake;
 pub mod lifecycle;
 pub mod status;
 pub mod store;
 
 pub use status::OrderStatus;
 
-use chrono::{DateTime, Utc};
+use std::time::Duration;
+
+use chrono::{DateTime, TimeDelta, Utc};
 use redis::AsyncCommands;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use sqlx::MySqlPool;
 
 use crate::kv::{CityKeys, Kv};
-
-/// The body of an order message on the order topic (JSON).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct OrderMessage {
-    pub order_id: u64,
-    pub user_id: u64,
-    pub voucher_id: u64,
-    /// Cents.
-    pub pay_amount: u64,
-    pub created_at_ms: u64,
-    /// The HTTP request that created the order, for tracing.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub request_id: Option<String>,
-}
-
-/// The marker of an accepted order the worker has not stored yet (kept in
-/// Redis under `Keys::pending_order`), so its owner can read it as `queued`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PendingOrder {
-    pub user_id: u64,
-    pub voucher_id: u64,
-}
-
-impl PendingOrder {
-    /// `<user id>:<voucher id>`.
-    pub fn encode(&self) -> String {
-        format!("{}:{}", self.user_id, self.voucher_id)
-    }
-
-    pub fn decode(raw: &str) -> Option<Self> {
-        let (user, voucher) = raw.split_once(':')?;
-        Some(Self { user_id: user.parse().ok()?, voucher_id: voucher.parse().ok()? })
-    }
-}
+use crate::seckill::PendingOrder;
 
 /// Why the order worker parks an order message instead of storing it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -127,6 +98,9 @@ pub struct OrderView {
     pub status: OrderStatus,
     pub pay_amount: Option<u64>,
     pub created_at: Option<DateTime<Utc>>,
+    /// When an unpaid order's payment window ends (its storing time plus the
+    /// payment timeout).
+    pub pay_by: Option<DateTime<Utc>>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -141,20 +115,20 @@ pub enum OrderError {
     CorruptStatus(u64, String),
 }
 
-type OrderRow = (u64, u64, String, u64, DateTime<Utc>);
+type OrderRow = (u64, u64, String, u64, DateTime<Utc>, DateTime<Utc>);
 
 /// A page of `user_id`'s stored orders, newest first (order ids are
 /// time-ordered), those older than `before` when given. Orders still queued
 /// are not listed; `GET /orders/{id}` shows them.
 pub async fn list_for_user(
     db: &MySqlPool,
-    expired_before: DateTime<Utc>,
+    window: Duration,
     user_id: u64,
     before: Option<u64>,
     limit: u32,
 ) -> Result<Vec<OrderView>, OrderError> {
     let rows: Vec<OrderRow> = sqlx::query_as(
-        "SELECT id, voucher_id, status, pay_amount, created_at FROM orders \
+        "SELECT id, voucher_id, status, pay_amount, created_at, stored_at FROM orders \
          WHERE user_id = ? AND id < ? ORDER BY id DESC LIMIT ?",
     )
     .bind(user_id)
@@ -163,27 +137,33 @@ pub async fn list_for_user(
     .fetch_all(db)
     .await?;
     rows.into_iter()
-        .map(|(order_id, voucher_id, status, pay_amount, created_at)| {
-            stored_view(order_id, voucher_id, status, pay_amount, created_at, expired_before)
+        .map(|(order_id, voucher_id, status, pay_amount, created_at, stored_at)| {
+            stored_view(order_id, voucher_id, status, pay_amount, created_at, ends(stored_at, window))
         })
         .collect()
 }
 
+/// When a window of length `window` opened at `from` ends.
+fn ends(from: DateTime<Utc>, window: Duration) -> DateTime<Utc> {
+    TimeDelta::from_std(window).ok().and_then(|w| from.checked_add_signed(w)).unwrap_or(DateTime::<Utc>::MAX_UTC)
+}
+
 /// A stored order's view; a status the enum does not know is corruption.
-/// An unpaid order created before `expired_before` is shown closed.
+/// An unpaid order past `pay_by` is shown closed.
 fn stored_view(
     order_id: u64,
     voucher_id: u64,
     status: String,
     pay_amount: u64,
     created_at: DateTime<Utc>,
-    expired_before: DateTime<Utc>,
+    pay_by: DateTime<Utc>,
 ) -> Result<OrderView, OrderError> {
     let status = match OrderStatus::from_column(&status).ok_or(OrderError::CorruptStatus(order_id, status))? {
-        OrderStatus::Unpaid if created_at <= expired_before => OrderStatus::Closed,
+        OrderStatus::Unpaid if pay_by <= Utc::now() => OrderStatus::Closed,
         status => status,
     };
-    Ok(OrderView { order_id, voucher_id, status, pay_amount: Some(pay_amount), created_at: Some(created_at) })
+    let pay_by = (status == OrderStatus::Unpaid).then_some(pay_by);
+    Ok(OrderView { order_id, voucher_id, status, pay_amount: Some(pay_amount), created_at: Some(created_at), pay_by })
 }
 
 /// The order `order_id` if `user_id` owns it: from MySQL once stored, else
@@ -192,17 +172,18 @@ fn stored_view(
 pub async fn find_for_user(
     db: &MySqlPool,
     kv: &Kv,
-    expired_before: DateTime<Utc>,
+    window: Duration,
     order_id: u64,
     user_id: u64,
 ) -> Result<Option<OrderView>, OrderError> {
-    let row: Option<OrderRow> =
-        sqlx::query_as("SELECT user_id, voucher_id, status, pay_amount, created_at FROM orders WHERE id = ?")
-            .bind(order_id)
-            .fetch_optional(db)
-            .await?;
-    if let Some((owner, voucher_id, status, pay_amount, created_at)) = row {
-        let view = stored_view(order_id, voucher_id, status, pay_amount, created_at, expired_before)?;
+    let row: Option<OrderRow> = sqlx::query_as(
+        "SELECT user_id, voucher_id, status, pay_amount, created_at, stored_at FROM orders WHERE id = ?",
+    )
+    .bind(order_id)
+    .fetch_optional(db)
+    .await?;
+    if let Some((owner, voucher_id, status, pay_amount, created_at, stored_at)) = row {
+        let view = stored_view(order_id, voucher_id, status, pay_amount, created_at, ends(stored_at, window))?;
         return Ok((owner == user_id).then_some(view));
     }
     let pending: Option<String> = kv.conn().get(kv.keys.pending_order(order_id)).await?;
@@ -212,5 +193,6 @@ pub async fn find_for_user(
         status: OrderStatus::Queued,
         pay_amount: None,
         created_at: None,
+        pay_by: None,
     }))
 }

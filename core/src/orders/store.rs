@@ -13,7 +13,8 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use chrono::{DateTime, Utc};
 use sqlx::{MySql, MySqlConnection, MySqlPool, QueryBuilder};
 
-use super::{OrderMessage, OrderStatus};
+use super::OrderStatus;
+use crate::seckill::OrderMessage;
 
 /// What a committed batch did.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -103,9 +104,12 @@ pub async fn store_in(
         return Ok(Stored { inserted: HashSet::new(), duplicates, conflicts });
     }
 
-    let paid_at = (status == OrderStatus::Paid).then(Utc::now);
+    // The payment window runs from `stored_at` on the platform's clock, the
+    // clock its cutoff is taken from (not the database's).
+    let stored_at = Utc::now();
+    let paid_at = (status == OrderStatus::Paid).then_some(stored_at);
     let mut insert = QueryBuilder::<MySql>::new(
-        "INSERT INTO orders (id, user_id, voucher_id, status, pay_amount, created_at, paid_at) ",
+        "INSERT INTO orders (id, user_id, voucher_id, status, pay_amount, created_at, stored_at, paid_at) ",
     );
     insert.push_values(&fresh, |mut row, o| {
         let created = DateTime::<Utc>::from_timestamp_millis(o.created_at_ms as i64).unwrap_or_else(Utc::now);
@@ -115,6 +119,7 @@ pub async fn store_in(
             .push_bind(status.as_str())
             .push_bind(o.pay_amount)
             .push_bind(created)
+            .push_bind(stored_at)
             .push_bind(paid_at);
     });
     insert.build().execute(&mut *tx).await?;

@@ -2,11 +2,14 @@
 //! charge, waits its configured delay, succeeds or fails at its configured
 //! rate, and reports the result to the callback URL with a signed body,
 //! retrying until the receiver answers 2xx (as real providers do). Refunds
-//! are synchronous and idempotent per transaction id. Callbacks not yet
-//! delivered die with the process, as a provider outage would: the order
-//! stays unpaid and closes at its timeout.
+//! are synchronous and idempotent per transaction id (the same id twice is
+//! one refund, with one refund id); a flaky provider is simulated by
+//! refusing the first `payments.provider_refund_failures` refund calls of
+//! each transaction. Callbacks not yet delivered die with the process, as a
+//! provider outage would: the order stays unpaid and closes at its timeout.
 
-use std::sync::{Arc, OnceLock};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -32,7 +35,15 @@ pub struct Callback {
     /// Cents.
     pub amount: u64,
     pub result: ChargeResult,
+    /// When the provider signed it, seconds since the epoch; a callback
+    /// older than `payments.callback_max_age_secs` is refused.
+    pub ts: i64,
 }
+
+/// The provider refused a refund for now; it is asked again later.
+#[derive(Debug, thiserror::Error)]
+#[error("the payment provider refused to refund {0} for now")]
+pub struct RefundRefused(pub String);
 
 /// Deliveries of one callback before the provider gives up.
 const CALLBACK_ATTEMPTS: u32 = 8;
@@ -44,6 +55,9 @@ pub struct Provider {
     target: OnceLock<String>,
     delay: Duration,
     failure_rate: f64,
+    refund_failures: u32,
+    /// Refund calls refused so far, per transaction.
+    refused: Mutex<HashMap<String, u32>>,
 }
 
 impl Provider {
@@ -56,8 +70,10 @@ impl Provider {
             http: reqwest::Client::builder().timeout(Duration::from_secs(5)).build().expect("http client"),
             secret: settings.callback_secret.expose().as_bytes().to_vec(),
             target,
-            delay: Duration::from_millis(settings.provider_delay_ms),
+            delay: settings.provider_delay_ms,
             failure_rate: settings.provider_failure_rate,
+            refund_failures: settings.provider_refund_failures,
+            refused: Mutex::new(HashMap::new()),
         })
     }
 
@@ -66,19 +82,22 @@ impl Provider {
         let _ = self.target.set(url);
     }
 
-    /// Starts charging `amount` for `order_id`; answers the transaction id at
-    /// once and reports the result through the signed callback later.
-    pub fn charge(self: &Arc<Self>, order_id: u64, amount: u64) -> String {
-        let txn_id = format!("sim-{:016x}{:08x}", rand::random::<u64>(), order_id as u32);
+    /// A fresh transaction id for a charge of `order_id`.
+    pub fn new_txn_id(order_id: u64) -> String {
+        format!("sim-{:016x}{:08x}", rand::random::<u64>(), order_id as u32)
+    }
+
+    /// Starts charging `amount` for `order_id` under `txn_id`; reports the
+    /// result through the signed callback later.
+    pub fn charge(self: &Arc<Self>, txn_id: &str, order_id: u64, amount: u64) {
         let result =
             if rand::random::<f64>() < self.failure_rate { ChargeResult::Failed } else { ChargeResult::Succeeded };
-        let callback = Callback { txn_id: txn_id.clone(), order_id, amount, result };
+        let callback = Callback { txn_id: txn_id.to_owned(), order_id, amount, result, ts: 0 };
         let this = Arc::clone(self);
         tokio::spawn(async move {
             tokio::time::sleep(this.delay).await;
             this.deliver(&callback).await;
         });
-        txn_id
     }
 
     async fn deliver(&self, callback: &Callback) {
@@ -86,7 +105,8 @@ impl Provider {
             tracing::error!(txn_id = %callback.txn_id, "no callback URL; the payment result is lost");
             return;
         };
-        let body = serde_json::to_vec(callback).expect("callback serializes");
+        let signed = Callback { ts: chrono::Utc::now().timestamp(), ..callback.clone() };
+        let body = serde_json::to_vec(&signed).expect("callback serializes");
         let sig = signature::sign(&self.secret, &body);
         let mut pause = Duration::from_millis(100);
         for attempt in 1..=CALLBACK_ATTEMPTS {
@@ -109,9 +129,18 @@ impl Provider {
         tracing::error!(txn_id = %callback.txn_id, "callback given up");
     }
 
-    /// Refunds transaction `txn_id` in full; the same id twice is one refund.
-    pub async fn refund(&self, txn_id: &str) -> String {
+    /// Refunds transaction `txn_id` in full and answers the refund id; the
+    /// same id twice is one refund, with the same refund id.
+    pub async fn refund(&self, txn_id: &str) -> Result<String, RefundRefused> {
         tokio::time::sleep(self.delay).await;
-        format!("refund-{txn_id}")
+        if self.refund_failures > 0 {
+            let mut refused = self.refused.lock().expect("refund ledger");
+            let n = refused.entry(txn_id.to_owned()).or_default();
+            if *n < self.refund_failures {
+                *n += 1;
+                return Err(RefundRefused(txn_id.to_owned()));
+            }
+        }
+        Ok(format!("refund-{txn_id}"))
     }
 }

@@ -6,7 +6,7 @@
 //! 3. `seckill.lua` checks the sale window, stock and one-order-per-user and
 //!    reserves a unit for the order id, atomically, in Redis.
 //! 4. The order message goes to RocketMQ through the batching publisher.
-//! 5. If the broker refuses or times out, `seckill_release.lua` turns the
+//! 5. If the broker refuses or times out, `seckill_revoke.lua` turns the
 //!    reservation into a tombstone and gives the unit back, but only while it
 //!    is still unconfirmed: if the worker already confirmed it (the batch
 //!    reached the broker after all), the order stands and the shopper is told
@@ -14,22 +14,25 @@
 //!
 //! A 202 is answered only after the broker stored the message. If the reserve
 //! call itself fails, the script may have run with only its reply lost, so
-//! that exact order id is released (the release matches nothing else). A
-//! release that cannot reach Redis is retried in the background.
+//! that exact order id is revoked (the revocation matches nothing else). A
+//! revocation that cannot reach Redis is retried in the background.
 //!
 //! Steps 3 to 5 run in tracked tasks: a shopper who hangs up cannot leave a
 //! reservation without its message, and [`Seckill::drain`] lets shutdown
 //! wait for them.
 //!
-//! Open window: if the process dies between steps 3 and 4 (or every release
+//! Open window: if the process dies between steps 3 and 4 (or every revocation
 //! retry fails), Redis holds a reservation that no message carries. The
 //! reconciler re-publishes it once it is older than its grace period (see
 //! `crate::reconcile`).
 //!
-//! A voucher whose Redis keys are gone while MySQL says its sale is on
-//! answers `sale_paused` (503), never "unknown voucher": the reconciler
-//! rebuilds the keys from MySQL once no order is in flight.
+//! A voucher whose Redis keys are gone, or were written under an older Redis
+//! generation (Redis restarted, failed over or was restored: its copy may be
+//! older than the sale), answers `sale_paused` (503) while MySQL says its
+//! sale is on, never "unknown voucher": the reconciler rebuilds the keys
+//! from MySQL once every order accepted before the pause is stored.
 
+pub mod message;
 pub mod outcome;
 pub mod scripts;
 
@@ -43,11 +46,11 @@ use cityhub_platform::ratelimit::{Limit, Rules, Subject};
 use redis::AsyncCommands;
 use tokio_util::task::TaskTracker;
 
+pub use message::{OrderMessage, PendingOrder};
 pub use outcome::{Class, Outcome};
-use scripts::Release;
+use scripts::Revoke;
 
 use crate::kv::{CityKeys, Kv};
-use crate::orders::{OrderMessage, PendingOrder};
 use crate::vouchers::{VoucherDetails, Vouchers};
 
 /// A request that won: the order id, now queued.
@@ -101,7 +104,7 @@ pub struct Seckill {
     pending_ttl: Duration,
     /// The route's limits (`limits.seckill`), counted by the reserve script.
     limits: Rules,
-    /// Every decision and background release in flight, for [`Seckill::drain`].
+    /// Every decision and background revocation in flight, for [`Seckill::drain`].
     tasks: TaskTracker,
 }
 
@@ -137,7 +140,7 @@ impl Seckill {
             Err(SeckillError::Refused(Outcome::SoldOut))
         } else {
             // A shopper hanging up cannot stop it between the reservation
-            // and the publish or the release.
+            // and the publish or the revocation.
             let this = Arc::clone(self);
             let decision = async move { this.decide(user_id, voucher_id, &ip, request_id).await };
             cityhub_platform::join(self.tasks.spawn(decision)).await
@@ -151,7 +154,7 @@ impl Seckill {
     }
 
     /// Stops taking new work and waits (at most `timeout`) for in-flight
-    /// decisions and releases; true when all finished.
+    /// decisions and revocations; true when all finished.
     pub async fn drain(&self, timeout: Duration) -> bool {
         self.tasks.close();
         tokio::time::timeout(timeout, self.tasks.wait()).await.is_ok()
@@ -172,14 +175,16 @@ impl Seckill {
             Ok(reserved) => reserved,
             Err(err) => {
                 // The script may have run and only its reply been lost.
-                self.release(voucher_id, user_id, order_id).await;
+                self.revoke(voucher_id, user_id, order_id).await;
                 return Err(SeckillError::Redis(err));
             }
         };
         match reserved {
             (Outcome::Accepted, _) => {}
             (Outcome::RateLimited, retry_after) => return Err(SeckillError::Limited(retry_after)),
-            (Outcome::UnknownVoucher, _) => return Err(SeckillError::Refused(without_keys(&details))),
+            (Outcome::UnknownVoucher | Outcome::SalePaused, _) => {
+                return Err(SeckillError::Refused(without_keys(&details)))
+            }
             (refused, _) => {
                 if let (Outcome::SoldOut, Some(c)) = (refused, &self.sold_out) {
                     c.insert(voucher_id, ());
@@ -211,13 +216,13 @@ impl Seckill {
         let Err(err) = published else {
             return Ok(Accepted { order_id });
         };
-        match self.release(voucher_id, user_id, order_id).await {
-            Some(Release::Confirmed) => {
+        match self.revoke(voucher_id, user_id, order_id).await {
+            Some(Revoke::Confirmed) => {
                 tracing::info!(order_id, error = %err, "publish reported failure but the worker confirmed the order");
                 Ok(Accepted { order_id })
             }
             outcome => {
-                if outcome == Some(Release::Unknown) {
+                if outcome == Some(Revoke::Unknown) {
                     tracing::warn!(order_id, "publish failed and Redis had no entry for the reservation");
                 }
                 let _: Result<(), _> = self.kv.conn().del(&pending_key).await;
@@ -246,37 +251,37 @@ impl Seckill {
     /// Releases exactly `order_id`, retrying a few times at once; if Redis
     /// still cannot be reached, keeps retrying in a tracked background task
     /// and answers `None`.
-    async fn release(self: &Arc<Self>, voucher_id: u64, user_id: u64, order_id: u64) -> Option<Release> {
+    async fn revoke(self: &Arc<Self>, voucher_id: u64, user_id: u64, order_id: u64) -> Option<Revoke> {
         let mut delay = Duration::from_millis(50);
         for _ in 0..3 {
-            match scripts::release(&self.kv, voucher_id, user_id, order_id).await {
+            match scripts::revoke(&self.kv, voucher_id, user_id, order_id).await {
                 Ok(outcome) => return Some(outcome),
-                Err(err) => tracing::warn!(order_id, error = %err, "cannot release a reservation yet"),
+                Err(err) => tracing::warn!(order_id, error = %err, "cannot revoke a reservation yet"),
             }
             tokio::time::sleep(delay).await;
             delay *= 4;
         }
         let this = Arc::clone(self);
         self.tasks.spawn(async move {
-            for _ in 0..RELEASE_RETRIES {
+            for _ in 0..REVOKE_RETRIES {
                 tokio::time::sleep(Duration::from_secs(1)).await;
-                if let Ok(outcome) = scripts::release(&this.kv, voucher_id, user_id, order_id).await {
-                    tracing::info!(order_id, ?outcome, "reservation released after retries");
+                if let Ok(outcome) = scripts::revoke(&this.kv, voucher_id, user_id, order_id).await {
+                    tracing::info!(order_id, ?outcome, "reservation revoked after retries");
                     return;
                 }
             }
-            tracing::error!(order_id, "reservation not released after retries; it stays held until repaired");
+            tracing::error!(order_id, "reservation not revoked after retries; it stays held until repaired");
         });
         None
     }
 }
 
-/// Background release attempts, one a second, before giving up (see the open window above).
-const RELEASE_RETRIES: u32 = 30;
+/// Background revocation attempts, one a second, before giving up (see the open window above).
+const REVOKE_RETRIES: u32 = 30;
 
-/// Why Redis has no keys for a voucher MySQL knows: its sale has not begun
-/// or has ended, or the sale is on and Redis lost the keys: paused until the
-/// reconciler rebuilds them.
+/// Why Redis has no current keys for a voucher MySQL knows: its sale has
+/// not begun or has ended, or the sale is on and Redis lost the keys (or
+/// holds an older copy): paused until the reconciler rebuilds them.
 fn without_keys(details: &VoucherDetails) -> Outcome {
     let now = cityhub_platform::now_ms() as i64;
     if now < details.begin_ms {

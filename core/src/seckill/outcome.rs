@@ -54,7 +54,8 @@ impl Outcome {
     ];
 
     /// The outcome `seckill.lua` returned `code` for (0 accepted, 1 sold out,
-    /// 2 already bought, 3 not started, 4 ended, 5 unknown voucher, 6 over a limit).
+    /// 2 already bought, 3 not started, 4 ended, 5 unknown voucher, 6 over a
+    /// limit, 7 paused: the voucher's keys are of an older Redis generation).
     pub fn from_script(code: i64) -> Option<Self> {
         Some(match code {
             0 => Outcome::Accepted,
@@ -64,6 +65,7 @@ impl Outcome {
             4 => Outcome::Ended,
             5 => Outcome::UnknownVoucher,
             6 => Outcome::RateLimited,
+            7 => Outcome::SalePaused,
             _ => return None,
         })
     }
@@ -145,6 +147,7 @@ mod tests {
             let outcome = Outcome::from_script(code).unwrap();
             assert_eq!(Outcome::ALL.iter().position(|o| *o == outcome), Some(code as usize));
         }
-        assert_eq!(Outcome::from_script(7), None);
+        assert_eq!(Outcome::from_script(7), Some(Outcome::SalePaused));
+        assert_eq!(Outcome::from_script(8), None);
     }
 }

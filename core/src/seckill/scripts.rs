@@ -1,6 +1,10 @@
 //! Typed wrappers around the seckill Lua scripts in `lua/`, one function per
 //! script. Each script is compiled in with `include_str!` and loaded once at
-//! connect time ([`all`]); calls go out as EVALSHA.
+//! connect time ([`all`]); calls go out as EVALSHA. Every one of them is
+//! fenced ([`Kv::eval_fenced`]): it acts on a voucher's sale state only
+//! while that state was written under Redis's current generation, so a copy
+//! of Redis older than the sale (restored, failed over) is paused, not sold
+//! from. Only [`rebuild`] and voucher creation write a generation.
 //!
 //! A buyer's entry in a voucher's buyers hash is one of three states,
 //! encoded here and in the scripts only: reserved `<order id>`, confirmed
@@ -10,23 +14,96 @@
 use std::sync::LazyLock;
 use std::time::Duration;
 
+use cityhub_platform::kv::generation::fenced;
 use redis::Script;
 
 use super::Outcome;
 use crate::kv::{CityKeys, Kv};
 
+/// A buyer's entry in a voucher's buyers hash, decoded: the one place Rust
+/// reads the encoding the scripts write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BuyerEntry {
+    /// `<order id>`: reserved, the worker has not confirmed it yet.
+    Reserved(u64),
+    /// `<order id>:c`: confirmed by the worker (or written back from MySQL).
+    Confirmed(u64),
+    /// `<order id>:r`: released; the buyer may buy again.
+    Released(u64),
+}
+
+impl BuyerEntry {
+    pub fn parse(raw: &str) -> Option<Self> {
+        if let Some(id) = raw.strip_suffix(":r") {
+            return id.parse().ok().map(BuyerEntry::Released);
+        }
+        match raw.strip_suffix(":c") {
+            Some(id) => id.parse().ok().map(BuyerEntry::Confirmed),
+            None => raw.parse().ok().map(BuyerEntry::Reserved),
+        }
+    }
+
+    /// The order the entry names, whatever its state.
+    pub fn order(self) -> u64 {
+        match self {
+            BuyerEntry::Reserved(id) | BuyerEntry::Confirmed(id) | BuyerEntry::Released(id) => id,
+        }
+    }
+
+    /// The order holding a unit: reserved or confirmed, not released.
+    pub fn live_order(self) -> Option<u64> {
+        match self {
+            BuyerEntry::Reserved(id) | BuyerEntry::Confirmed(id) => Some(id),
+            BuyerEntry::Released(_) => None,
+        }
+    }
+}
+
+impl std::fmt::Display for BuyerEntry {
+    /// The encoding the scripts write.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BuyerEntry::Reserved(id) => write!(f, "{id}"),
+            BuyerEntry::Confirmed(id) => write!(f, "{id}:c"),
+            BuyerEntry::Released(id) => write!(f, "{id}:r"),
+        }
+    }
+}
+
 static RESERVE: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(&format!("{}\n{}", cityhub_platform::ratelimit::LUA, include_str!("../../../lua/seckill.lua")))
+    fenced(&format!("{}\n{}", cityhub_platform::ratelimit::LUA, include_str!("../../../lua/seckill.lua")))
 });
-static RELEASE: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../../lua/seckill_release.lua")));
-static CONFIRM: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../../lua/seckill_confirm.lua")));
-static RESTORE: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../../lua/seckill_restore.lua")));
-static GIVE_BACK: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../../lua/stock_release.lua")));
-static RECOUNT: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../../lua/seckill_recount.lua")));
+static REVOKE: LazyLock<Script> = LazyLock::new(|| fenced(include_str!("../../../lua/seckill_revoke.lua")));
+static CONFIRM: LazyLock<Script> = LazyLock::new(|| fenced(include_str!("../../../lua/seckill_confirm.lua")));
+static RESTORE: LazyLock<Script> = LazyLock::new(|| fenced(include_str!("../../../lua/seckill_restore.lua")));
+static GIVE_BACK: LazyLock<Script> = LazyLock::new(|| fenced(include_str!("../../../lua/stock_release.lua")));
+static RECOUNT: LazyLock<Script> = LazyLock::new(|| fenced(include_str!("../../../lua/seckill_recount.lua")));
+static REBUILD: LazyLock<Script> = LazyLock::new(|| fenced(include_str!("../../../lua/seckill_rebuild.lua")));
 
 /// Every seckill script, to load at connect time.
-pub fn all() -> [&'static Script; 6] {
-    [&*RESERVE, &*RELEASE, &*CONFIRM, &*RESTORE, &*GIVE_BACK, &*RECOUNT]
+pub fn all() -> [&'static Script; 7] {
+    [&*RESERVE, &*REVOKE, &*CONFIRM, &*RESTORE, &*GIVE_BACK, &*RECOUNT, &*REBUILD]
+}
+
+/// A fenced script's state answer: 0 the voucher is current, 7 paused.
+const PAUSED: i64 = 7;
+
+fn first(script: &'static str, reply: &[i64]) -> redis::RedisResult<i64> {
+    match reply.first() {
+        Some(&cityhub_platform::kv::STALE_CALLER) => Err(stale(script)),
+        Some(&code) => Ok(code),
+        None => Err(unexpected(script, -1)),
+    }
+}
+
+/// The caller's generation stayed stale through the retries: Redis keeps
+/// changing under us; treated like Redis being unreachable.
+fn stale(script: &'static str) -> redis::RedisError {
+    redis::RedisError::from((redis::ErrorKind::Client, script, "Redis generation keeps changing".to_owned()))
+}
+
+fn pairs(orders: &[(u64, u64)]) -> Vec<String> {
+    orders.iter().flat_map(|(user, order)| [user.to_string(), order.to_string()]).collect()
 }
 
 /// The SHA1 of `lua/seckill.lua`, for `redis-benchmark EVALSHA` comparisons
@@ -55,39 +132,24 @@ pub async fn reserve(
     order_id: u64,
     windows: &[Window],
 ) -> redis::RedisResult<(Outcome, Duration)> {
-    let mut invocation = RESERVE.prepare_invoke();
-    invocation.key(kv.keys.seckill_voucher(voucher_id)).key(kv.keys.seckill_buyers(voucher_id));
-    invocation.arg(user_id).arg(order_id);
+    let mut keys = vec![kv.keys.seckill_voucher(voucher_id), kv.keys.seckill_buyers(voucher_id)];
+    let mut args = vec![user_id.to_string(), order_id.to_string()];
     for (key, window_ms, max) in windows {
-        invocation.key(key).arg(window_ms).arg(max);
+        keys.push(key.clone());
+        args.extend([window_ms.to_string(), max.to_string()]);
     }
-    let (code, wait_ms): (i64, i64) = invocation.invoke_async(&mut kv.conn()).await?;
+    let reply = kv.eval_fenced::<Vec<i64>>(&RESERVE, &keys, &args).await?;
+    let code = first("seckill.lua", &reply)?;
     let outcome = Outcome::from_script(code).ok_or_else(|| unexpected("seckill.lua", code))?;
+    let wait_ms = reply.get(1).copied().unwrap_or_default();
     Ok((outcome, Duration::from_millis(wait_ms.max(0) as u64)))
 }
 
-/// Runs a script over KEYS (voucher hash, buyers hash) and ARGV (user, order).
-async fn for_one_buyer(
-    script: &Script,
-    kv: &Kv,
-    voucher_id: u64,
-    user_id: u64,
-    order_id: u64,
-) -> redis::RedisResult<i64> {
-    script
-        .key(kv.keys.seckill_voucher(voucher_id))
-        .key(kv.keys.seckill_buyers(voucher_id))
-        .arg(user_id)
-        .arg(order_id)
-        .invoke_async(&mut kv.conn())
-        .await
-}
-
-/// What `seckill_release.lua` found.
+/// What `seckill_revoke.lua` found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Release {
+pub enum Revoke {
     /// The reservation is now a tombstone and its unit is back in stock.
-    Released,
+    Revoked,
     /// The worker confirmed the order: it stands.
     Confirmed,
     /// The buyer had no entry (Redis lost it); a tombstone now refuses a late message.
@@ -96,16 +158,18 @@ pub enum Release {
     Other,
 }
 
-/// Runs `seckill_release.lua`: gives the unit back only if `user` still maps
+/// Runs `seckill_revoke.lua`: gives the unit back only if `user` still maps
 /// to this unconfirmed order.
-pub async fn release(kv: &Kv, voucher_id: u64, user_id: u64, order_id: u64) -> redis::RedisResult<Release> {
-    let code = for_one_buyer(&RELEASE, kv, voucher_id, user_id, order_id).await?;
-    Ok(match code {
-        1 => Release::Released,
-        0 => Release::Confirmed,
-        2 => Release::Unknown,
-        3 => Release::Other,
-        other => return Err(unexpected("seckill_release.lua", other)),
+pub async fn revoke(kv: &Kv, voucher_id: u64, user_id: u64, order_id: u64) -> redis::RedisResult<Revoke> {
+    let keys =
+        [kv.keys.seckill_voucher(voucher_id), kv.keys.seckill_buyers(voucher_id), kv.keys.seckill_revoked(voucher_id)];
+    let reply = kv.eval_fenced::<Vec<i64>>(&REVOKE, &keys, &[user_id.to_string(), order_id.to_string()]).await?;
+    Ok(match first("seckill_revoke.lua", &reply)? {
+        1 => Revoke::Revoked,
+        0 => Revoke::Confirmed,
+        2 => Revoke::Unknown,
+        3 => Revoke::Other,
+        other => return Err(unexpected("seckill_revoke.lua", other)),
     })
 }
 
@@ -114,12 +178,15 @@ pub async fn release(kv: &Kv, voucher_id: u64, user_id: u64, order_id: u64) -> r
 pub enum Confirm {
     /// The reservation is (now) confirmed: store the order.
     Confirmed,
-    /// Released (the shopper got 503): never store it.
+    /// Released (the shopper got 503), whatever the buyer holds now: never store it.
     Revoked,
     /// The buyer holds another order of this voucher: never store a second one.
     Superseded,
     /// Redis has no entry for the buyer: MySQL's guards decide.
     Unknown,
+    /// The voucher is paused (keys gone or of an older generation): MySQL's
+    /// guards decide and nothing is written back; the rebuild counts it.
+    Paused,
 }
 
 /// Runs `seckill_confirm.lua` for `(user, order)` pairs of one voucher in
@@ -128,34 +195,48 @@ pub async fn confirm(kv: &Kv, voucher_id: u64, orders: &[(u64, u64)]) -> redis::
     if orders.is_empty() {
         return Ok(Vec::new());
     }
-    let mut invocation = CONFIRM.key(kv.keys.seckill_buyers(voucher_id));
-    for (user_id, order_id) in orders {
-        invocation.arg(user_id).arg(order_id);
+    let keys =
+        [kv.keys.seckill_voucher(voucher_id), kv.keys.seckill_buyers(voucher_id), kv.keys.seckill_revoked(voucher_id)];
+    let reply = kv.eval_fenced::<Vec<i64>>(&CONFIRM, &keys, &pairs(orders)).await?;
+    first("seckill_confirm.lua", &reply)?;
+    if reply.len() != orders.len() + 1 {
+        return Err(unexpected("seckill_confirm.lua", reply.len() as i64));
     }
-    let codes: Vec<i64> = invocation.invoke_async(&mut kv.conn()).await?;
-    codes
-        .into_iter()
+    reply[1..]
+        .iter()
         .map(|c| match c {
             1 => Ok(Confirm::Confirmed),
             0 => Ok(Confirm::Revoked),
             2 => Ok(Confirm::Unknown),
             3 => Ok(Confirm::Superseded),
-            other => Err(unexpected("seckill_confirm.lua", other)),
+            4 => Ok(Confirm::Paused),
+            &other => Err(unexpected("seckill_confirm.lua", other)),
         })
         .collect()
 }
 
+/// What `seckill_restore.lua` did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Restored {
+    /// Entries written back, each taking its unit.
+    pub written: u64,
+    /// Of those, entries whose unit Redis had already sold (stock was 0).
+    pub short: u64,
+    /// The voucher is paused: nothing written (its rebuild counts the orders).
+    pub paused: bool,
+}
+
 /// Runs `seckill_restore.lua`: marks `(user, order)` pairs of orders stored
-/// without a Redis entry as confirmed buyers. Returns how many were written.
-pub async fn restore(kv: &Kv, voucher_id: u64, orders: &[(u64, u64)]) -> redis::RedisResult<u64> {
+/// without a Redis entry as confirmed buyers, each taking its unit.
+pub async fn restore(kv: &Kv, voucher_id: u64, orders: &[(u64, u64)]) -> redis::RedisResult<Restored> {
     if orders.is_empty() {
-        return Ok(0);
+        return Ok(Restored::default());
     }
-    let mut invocation = RESTORE.key(kv.keys.seckill_buyers(voucher_id));
-    for (user_id, order_id) in orders {
-        invocation.arg(user_id).arg(order_id);
-    }
-    invocation.invoke_async(&mut kv.conn()).await
+    let keys = [kv.keys.seckill_voucher(voucher_id), kv.keys.seckill_buyers(voucher_id)];
+    let reply = kv.eval_fenced::<Vec<i64>>(&RESTORE, &keys, &pairs(orders)).await?;
+    let state = first("seckill_restore.lua", &reply)?;
+    let at = |i: usize| reply.get(i).copied().unwrap_or_default().max(0) as u64;
+    Ok(Restored { written: at(1), short: at(2), paused: state == PAUSED })
 }
 
 /// What `stock_release.lua` did with a closed order's release event.
@@ -167,7 +248,8 @@ pub enum GiveBack {
     Duplicate,
     /// The buyer had no entry: a tombstone was written, stock left to the reconciler.
     UnknownBuyer,
-    /// The voucher's keys are gone: the reconciler's rebuild counts this release.
+    /// The voucher is paused (keys gone or of an older generation): the
+    /// reconciler's rebuild counts this release.
     NoVoucher,
     /// The entry holds another order: untouched.
     Other,
@@ -182,16 +264,12 @@ pub async fn give_back(
     user_id: u64,
     order_id: u64,
 ) -> redis::RedisResult<GiveBack> {
-    let code: i64 = GIVE_BACK
-        .key(kv.keys.seckill_voucher(voucher_id))
-        .key(kv.keys.seckill_buyers(voucher_id))
-        .key(kv.keys.seckill_released(voucher_id))
-        .arg(event)
-        .arg(user_id)
-        .arg(order_id)
-        .invoke_async(&mut kv.conn())
+    let keys =
+        [kv.keys.seckill_voucher(voucher_id), kv.keys.seckill_buyers(voucher_id), kv.keys.seckill_released(voucher_id)];
+    let reply = kv
+        .eval_fenced::<Vec<i64>>(&GIVE_BACK, &keys, &[event.to_owned(), user_id.to_string(), order_id.to_string()])
         .await?;
-    Ok(match code {
+    Ok(match first("stock_release.lua", &reply)? {
         1 => GiveBack::Released,
         0 => GiveBack::Duplicate,
         2 => GiveBack::UnknownBuyer,
@@ -202,13 +280,68 @@ pub async fn give_back(
 }
 
 /// Runs `seckill_recount.lua`: sets Redis stock to `initial` minus the live
-/// buyers, atomically. `(before, after)`, or `None` if the voucher hash is gone.
+/// buyers, atomically. `(before, after)`, or `None` if the voucher is paused.
 pub async fn recount(kv: &Kv, voucher_id: u64, initial: i64) -> redis::RedisResult<Option<(i64, i64)>> {
-    let (before, after): (i64, i64) = RECOUNT
-        .key(kv.keys.seckill_voucher(voucher_id))
-        .key(kv.keys.seckill_buyers(voucher_id))
-        .arg(initial)
-        .invoke_async(&mut kv.conn())
-        .await?;
-    Ok((before >= 0).then_some((before, after)))
+    let keys = [kv.keys.seckill_voucher(voucher_id), kv.keys.seckill_buyers(voucher_id)];
+    let reply = kv.eval_fenced::<Vec<i64>>(&RECOUNT, &keys, &[initial.to_string()]).await?;
+    if first("seckill_recount.lua", &reply)? == PAUSED {
+        return Ok(None);
+    }
+    Ok(Some((reply.get(1).copied().unwrap_or_default(), reply.get(2).copied().unwrap_or_default())))
+}
+
+/// A paused voucher's sale state, built from MySQL.
+#[derive(Debug, Clone)]
+pub struct SaleState {
+    pub stock: i64,
+    pub begin_ms: i64,
+    pub end_ms: i64,
+    pub pay_value: u64,
+    /// The live orders: (user, order), written as confirmed buyers.
+    pub buyers: Vec<(u64, u64)>,
+}
+
+/// Buyers staged per command while a rebuild writes them.
+const STAGE_CHUNK: usize = 1_000;
+
+/// Runs `seckill_rebuild.lua` after staging the buyers in chunks under a
+/// key of this call's own: ends the voucher's pause with `state`, unless it
+/// is already current (true when this call rebuilt it).
+pub async fn rebuild(kv: &Kv, voucher_id: u64, state: &SaleState) -> redis::RedisResult<bool> {
+    let staged = kv.keys.seckill_staged(voucher_id, &format!("{:016x}", rand::random::<u64>()));
+    let mut conn = kv.conn();
+    for chunk in state.buyers.chunks(STAGE_CHUNK) {
+        let fields: Vec<(u64, String)> =
+            chunk.iter().map(|(user, order)| (*user, BuyerEntry::Confirmed(*order).to_string())).collect();
+        redis::pipe()
+            .hset_multiple(&staged, &fields)
+            .ignore()
+            .pexpire(&staged, 600_000)
+            .ignore()
+            .query_async::<()>(&mut conn)
+            .await?;
+    }
+    let keys = [kv.keys.seckill_voucher(voucher_id), kv.keys.seckill_buyers(voucher_id), staged];
+    let args =
+        [state.stock.to_string(), state.begin_ms.to_string(), state.end_ms.to_string(), state.pay_value.to_string()];
+    let reply = kv.eval_fenced::<Vec<i64>>(&REBUILD, &keys, &args).await?;
+    Ok(first("seckill_rebuild.lua", &reply)? == 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::BuyerEntry;
+
+    #[test]
+    fn a_buyer_entry_reads_back_what_it_prints_and_refuses_anything_else() {
+        for entry in [BuyerEntry::Reserved(7), BuyerEntry::Confirmed(7), BuyerEntry::Released(7)] {
+            assert_eq!(BuyerEntry::parse(&entry.to_string()), Some(entry));
+            assert_eq!(entry.order(), 7);
+        }
+        assert_eq!(BuyerEntry::Confirmed(7).to_string(), "7:c");
+        assert_eq!(BuyerEntry::Released(7).live_order(), None);
+        for raw in ["", ":c", "7:x", "x", "7:c:c", "-1"] {
+            assert_eq!(BuyerEntry::parse(raw), None, "{raw:?}");
+        }
+    }
 }

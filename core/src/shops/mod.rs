@@ -173,17 +173,12 @@ impl Shops {
         let bloom = Bloom::new(&kv, "shops", settings.bloom_bits, settings.bloom_hashes);
         let spec = Spec {
             name: "shops",
-            ttl: Duration::from_secs(settings.cache_ttl_secs),
+            ttl: settings.cache_ttl_secs,
             freshness: Freshness::StaleWhileRebuild,
             bloom: Some(bloom.clone()),
         };
         let shop_cache = Cache::new(spec, caches, FromMySql(repo.clone()));
-        let geo = GeoIndex::new(
-            kv.clone(),
-            repo.clone(),
-            Duration::from_millis(cache.lock_lease_ms),
-            Duration::from_millis(cache.wait_ms),
-        );
+        let geo = GeoIndex::new(kv.clone(), repo.clone(), cache.lock_lease_ms, cache.wait_ms);
         let (visitors, queue) = Visitors::new(kv.clone(), settings.uv_retention_days);
         let types = moka::future::Cache::builder().max_capacity(1).time_to_live(Duration::from_secs(60)).build();
         let shops =

@@ -8,6 +8,8 @@
 //! has absorbed and none it has not, and a check never races a consumer into
 //! a wrong "repair". Redis is rewritten under the same lock.
 
+use std::time::Duration;
+
 use cityhub_platform::db::is_transient;
 use sqlx::MySqlPool;
 
@@ -38,7 +40,8 @@ impl CountCheck {
     }
 
     /// Users on either side of a projection row changed in the last `secs` seconds.
-    pub async fn recently_changed(&self, secs: u64) -> Result<Vec<u64>, SocialError> {
+    pub async fn recently_changed(&self, within: Duration) -> Result<Vec<u64>, SocialError> {
+        let secs = within.as_secs();
         let rows: Vec<(u64,)> = sqlx::query_as(
             "SELECT follower_id FROM followers WHERE updated_at >= CURRENT_TIMESTAMP(3) - INTERVAL ? SECOND \
              UNION SELECT followee_id FROM followers WHERE updated_at >= CURRENT_TIMESTAMP(3) - INTERVAL ? SECOND",

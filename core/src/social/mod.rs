@@ -1,6 +1,6 @@
 //! The social graph: follows, blocks, and every copy derived from them.
 //!
-//! Where a relation lives and what each copy promises (the README's "Social
+//! Where a relation lives and what each copy promises (docs/GUARANTEES.md, "The social
 //! graph" section walks one follow from request to follower list):
 //! - `follows` (MySQL) is the truth. A follow, unfollow or block changes it and
 //!   writes the [`FollowEvent`] that announces the change into the shared
@@ -36,7 +36,7 @@ use sqlx::MySqlPool;
 pub use counts::{Correction, CountCheck};
 pub use graph::Written;
 pub use lists::{Counts, Cursor, Entry, Page};
-pub use projection::{Applied, Projection};
+pub use projection::{Projected, Projection};
 pub use recommend::Recommendation;
 
 use crate::config::{CacheSettings, SocialSettings};
@@ -161,15 +161,15 @@ impl Social {
     pub fn new(db: MySqlPool, kv: Kv, settings: &SocialSettings, cache: &CacheSettings) -> Self {
         let hot = moka::future::Cache::builder()
             .max_capacity(settings.hot_pages_max)
-            .time_to_live(Duration::from_millis(settings.hot_page_ttl_ms))
+            .time_to_live(settings.hot_page_ttl_ms)
             .build();
         Self {
             db,
             kv,
             settings: settings.clone(),
             hot,
-            rebuild_lease: Duration::from_millis(cache.lock_lease_ms),
-            rebuild_wait: Duration::from_millis(cache.wait_ms),
+            rebuild_lease: cache.lock_lease_ms,
+            rebuild_wait: cache.wait_ms,
         }
     }
 

@@ -33,7 +33,7 @@ pub const CONSUMER: &str = "follow_projection";
 
 /// What applying an event did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Applied {
+pub enum Projected {
     /// Its change is in the projection and in Redis.
     Changed,
     /// The pair already had this version or a newer one: recorded, ignored.
@@ -42,12 +42,12 @@ pub enum Applied {
     Duplicate,
 }
 
-impl Applied {
+impl Projected {
     pub fn label(self) -> &'static str {
         match self {
-            Applied::Changed => "changed",
-            Applied::Stale => "stale",
-            Applied::Duplicate => "duplicate",
+            Projected::Changed => "changed",
+            Projected::Stale => "stale",
+            Projected::Duplicate => "duplicate",
         }
     }
 }
@@ -65,11 +65,11 @@ impl Projection {
     }
 
     /// Applies event `event_id` (see the module doc).
-    pub async fn apply(&self, event_id: u64, event: &FollowEvent) -> Result<Applied, SocialError> {
+    pub async fn apply(&self, event_id: u64, event: &FollowEvent) -> Result<Projected, SocialError> {
         retry_deadlocks(|| self.apply_once(event_id, event)).await
     }
 
-    async fn apply_once(&self, event_id: u64, e: &FollowEvent) -> Result<Applied, SocialError> {
+    async fn apply_once(&self, event_id: u64, e: &FollowEvent) -> Result<Projected, SocialError> {
         let mut tx = self.db.begin().await?;
         let fresh = sqlx::query("INSERT IGNORE INTO consumed_events (consumer, event_id) VALUES (?, ?)")
             .bind(CONSUMER)
@@ -78,7 +78,7 @@ impl Projection {
             .await?
             .rows_affected();
         if fresh == 0 {
-            return Ok(Applied::Duplicate);
+            return Ok(Projected::Duplicate);
         }
         let row: Option<(String, u64, DateTime<Utc>)> = sqlx::query_as(
             "SELECT status, version, followed_at FROM followers WHERE followee_id = ? AND follower_id = ? FOR UPDATE",
@@ -89,7 +89,7 @@ impl Projection {
         .await?;
         if row.as_ref().is_some_and(|(_, version, _)| *version >= e.version) {
             tx.commit().await?;
-            return Ok(Applied::Stale);
+            return Ok(Projected::Stale);
         }
         let was = row.as_ref().is_some_and(|(status, _, _)| Relation::parse(status) == Some(Relation::Following));
         let now = e.relation() == Relation::Following;
@@ -138,7 +138,7 @@ impl Projection {
         }
         pipe.query_async::<()>(&mut self.kv.conn()).await?;
         tx.commit().await?;
-        Ok(Applied::Changed)
+        Ok(Projected::Changed)
     }
 
     /// Moves both users' counts by `delta` (the follower's followings, the

@@ -29,7 +29,7 @@ impl Social {
         limit: u32,
     ) -> Result<(Vec<Recommendation>, Option<usize>), SocialError> {
         let ranked = self.ranked(user).await?;
-        let end = (offset + limit as usize).min(ranked.len());
+        let end = offset.saturating_add(limit as usize).min(ranked.len());
         let page = ranked.get(offset.min(end)..end).unwrap_or_default().to_vec();
         Ok((page, (end < ranked.len()).then_some(end)))
     }
@@ -67,7 +67,7 @@ impl Social {
             .arg(&key)
             .arg(json)
             .arg("EX")
-            .arg(self.settings.recommendations_ttl_secs)
+            .arg(self.settings.recommendations_ttl_secs.as_secs())
             .query_async(&mut self.kv.conn())
             .await?;
         Ok(list)

@@ -8,7 +8,11 @@
 //! the preload succeeded; if the commit fails, the preload is removed.
 //!
 //! The details cache waits for the one rebuild rather than serve a stale
-//! entry ([`Freshness::WaitForRebuild`]): the price a shopper pays comes from it.
+//! entry while MySQL answers: the price a shopper pays comes from it. When
+//! MySQL cannot be reached the expired entry is served instead
+//! ([`Freshness::WaitForRebuildOrStaleWhenDown`]): a seckill voucher's price
+//! and sale window are fixed at creation, so a MySQL outage of any length
+//! never stops the seckill path.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -19,6 +23,7 @@ use redis::AsyncCommands;
 use serde::{Deserialize, Serialize};
 use sqlx::MySqlPool;
 
+use crate::config::VoucherSettings;
 use crate::kv::{CityKeys, Kv};
 
 /// A request to create a seckill voucher. Money in cents.
@@ -97,12 +102,74 @@ pub struct Vouchers {
     db: MySqlPool,
     kv: Kv,
     details: Cache<u64, VoucherDetails>,
+    bound: Arc<IdBound>,
+}
+
+/// The highest voucher id, read from MySQL at most once per
+/// [`IdBound::EVERY`]: an id more than [`IdBound::SLACK`] above it was never
+/// created, so it is refused before any lookup (a flood of made-up ids
+/// costs MySQL one small query per period, not one per id). Voucher ids are
+/// `AUTO_INCREMENT`, so an id at or below the bound is a voucher or a gap,
+/// whose "none" is cached; the slack admits vouchers created on another
+/// instance since the last read, so none is refused while the bound lags.
+struct IdBound {
+    max: std::sync::atomic::AtomicU64,
+    read_at: tokio::sync::Mutex<Option<std::time::Instant>>,
+}
+
+impl IdBound {
+    const EVERY: Duration = Duration::from_millis(250);
+    const SLACK: u64 = 64;
+
+    fn new() -> Self {
+        Self { max: Default::default(), read_at: tokio::sync::Mutex::new(None) }
+    }
+
+    fn below(&self, id: u64) -> bool {
+        id <= self.max.load(std::sync::atomic::Ordering::Relaxed).saturating_add(Self::SLACK)
+    }
+
+    /// False only when `id` is above the bound as MySQL had it at a read at
+    /// most [`IdBound::EVERY`] ago. A failed read lets the id through: the
+    /// cache's own layers answer while MySQL is down.
+    async fn admits(&self, db: &MySqlPool, id: u64) -> bool {
+        if self.below(id) {
+            return true;
+        }
+        let mut read_at = self.read_at.lock().await;
+        if self.below(id) || read_at.is_some_and(|at| at.elapsed() < Self::EVERY) {
+            return self.below(id);
+        }
+        *read_at = Some(std::time::Instant::now());
+        metrics::counter!(crate::metrics::VOUCHER_ID_BOUND_READS).increment(1);
+        match sqlx::query_scalar::<_, Option<u64>>("SELECT MAX(id) FROM vouchers").fetch_one(db).await {
+            Ok(max) => {
+                self.max.fetch_max(max.unwrap_or(0), std::sync::atomic::Ordering::Relaxed);
+                self.below(id)
+            }
+            Err(err) => {
+                tracing::debug!(error = %err, "highest voucher id unreadable; the id is looked up");
+                true
+            }
+        }
+    }
+
+    /// A voucher this instance created.
+    fn created(&self, id: u64) {
+        self.max.fetch_max(id, std::sync::atomic::Ordering::Relaxed);
+    }
 }
 
 impl Vouchers {
-    /// `ttl`: logical TTL of the details in Redis (`vouchers.cache_ttl_secs`).
-    pub fn new(db: MySqlPool, kv: Kv, caches: &Caches, ttl: Duration) -> Self {
-        let spec = Spec { name: "vouchers", ttl, freshness: Freshness::WaitForRebuild, bloom: None };
+    /// The details cache keeps `vouchers.cache_ttl_secs` of logical TTL in
+    /// Redis.
+    pub fn new(db: MySqlPool, kv: Kv, caches: &Caches, settings: &VoucherSettings) -> Self {
+        let spec = Spec {
+            name: "vouchers",
+            ttl: settings.cache_ttl_secs,
+            freshness: Freshness::WaitForRebuildOrStaleWhenDown,
+            bloom: None,
+        };
         let pool = db.clone();
         let details = Cache::new(
             spec,
@@ -112,14 +179,15 @@ impl Vouchers {
                 async move { load_details(&pool, id).await.map_err(|e| Box::new(e) as LoadError) }
             }),
         );
-        Self { db, kv, details }
+        let bound = Arc::new(IdBound::new());
+        Self { db, kv, details, bound }
     }
 
     /// For tools that write vouchers but serve no reads: no invalidation
     /// listener runs here, while the API instances still hear of every write.
     pub fn from_settings(db: MySqlPool, kv: Kv, settings: &crate::config::Settings) -> Self {
         let caches = Caches::new(&kv, &settings.cache);
-        Self::new(db, kv, &caches, Duration::from_secs(settings.vouchers.cache_ttl_secs))
+        Self::new(db, kv, &caches, &settings.vouchers)
     }
 
     /// Creates the voucher and its seckill part and preloads Redis.
@@ -168,33 +236,46 @@ impl Vouchers {
                 self.kv.conn().del(&[self.kv.keys.seckill_voucher(id), self.kv.keys.seckill_buyers(id)]).await;
             return Err(err.into());
         }
+        self.bound.created(id);
         // A "none" cached for this id before it existed must go.
         self.details.refresh_or_retry(&id).await;
         Ok(SeckillVoucher { id, spec: new })
     }
 
+    /// Writes the sale state under the verified generation (see
+    /// `seckill::scripts`); if Redis changes before it lands, the voucher is
+    /// paused and rebuilt like any other.
     async fn preload(&self, id: u64, v: &NewSeckillVoucher) -> redis::RedisResult<()> {
+        let generation = self.kv.generation.current().await?;
         redis::pipe()
             .atomic()
             .del(self.kv.keys.seckill_buyers(id))
             .del(self.kv.keys.seckill_released(id))
+            .del(self.kv.keys.seckill_revoked(id))
             .hset_multiple(
                 self.kv.keys.seckill_voucher(id),
                 &[
-                    ("stock", i64::from(v.stock)),
-                    ("begin_ms", v.begin_time.timestamp_millis()),
-                    ("end_ms", v.end_time.timestamp_millis()),
-                    ("pay_value", v.pay_value as i64),
+                    ("stock", v.stock.to_string()),
+                    ("begin_ms", v.begin_time.timestamp_millis().to_string()),
+                    ("end_ms", v.end_time.timestamp_millis().to_string()),
+                    ("pay_value", v.pay_value.to_string()),
+                    ("gen", generation.to_string()),
                 ],
             )
             .query_async(&mut self.kv.conn())
             .await
     }
 
-    /// The voucher's details: L1, then Redis, then MySQL. `None` for an
-    /// unknown voucher; that answer is cached too, against floods of
-    /// made-up ids.
+    /// The voucher's details: an id far above the highest voucher id is
+    /// refused (see `IdBound`; for a known id that check is one atomic
+    /// read), then
+    /// L1, then Redis, then MySQL. `None` for an unknown voucher; that answer
+    /// is cached too.
     pub async fn details(&self, id: u64) -> Result<Option<Arc<VoucherDetails>>, CacheError> {
+        if !self.bound.admits(&self.db, id).await {
+            self.details.count_invalid();
+            return Ok(None);
+        }
         self.details.get(&id).await
     }
 }

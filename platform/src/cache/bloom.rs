@@ -72,7 +72,7 @@ impl Bloom {
         redis::cmd("GETBIT").arg(&self.key).arg(0).query_async(&mut kv.conn()).await
     }
 
-    /// Queues on `pipe` the reads [`Bloom::verdict`] interprets: bit 0, then
+    /// Queues on `pipe` the reads [`Bloom::refuses`] interprets: bit 0, then
     /// `item`'s bits, so a lookup can ask the filter in the same round trip
     /// as its other reads.
     pub fn queue_check(&self, pipe: &mut Pipeline, item: &[u8]) {

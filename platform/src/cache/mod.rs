@@ -9,8 +9,10 @@
 //!   lock ([`lock`]); everyone else either gets the old value at once
 //!   ([`Freshness::StaleWhileRebuild`]: values have no physical TTL, so
 //!   there is always one to serve) or waits, bounded by `cache.wait_ms`, for
-//!   the new one ([`Freshness::WaitForRebuild`]). Each use picks one in the
-//!   [`Spec`] it is built with.
+//!   the new one ([`Freshness::WaitForRebuild`], or
+//!   [`Freshness::WaitForRebuildOrStaleWhenDown`], which serves the old value
+//!   only when the rebuild cannot reach the source). Each use picks one in
+//!   the [`Spec`] it is built with.
 //! - **Penetration.** A loader's "none" is cached like a value, with the
 //!   short `cache.null_ttl_secs` (and a physical TTL, so made-up ids do not
 //!   pile up in Redis); an optional [`Bloom`] filter, asked in the same
@@ -60,6 +62,13 @@ pub enum Freshness {
     /// The new value: wait for the one rebuild, at most `cache.wait_ms`,
     /// then fail with [`CacheError::Busy`] (consistency first: prices).
     WaitForRebuild,
+    /// As [`Freshness::WaitForRebuild`] while the source answers; when the
+    /// rebuild fails (the source cannot be reached) or does not finish in
+    /// time, the old value rather than an error. For values that never
+    /// change once written, whose freshness guards only against edits behind
+    /// the platform's back (a seckill voucher's price and sale window): an
+    /// outage of the source of any length then never stops their readers.
+    WaitForRebuildOrStaleWhenDown,
 }
 
 /// One use of the cache.
@@ -200,10 +209,8 @@ where
     /// Builds the cache and registers it for invalidations.
     pub fn new(spec: Spec, caches: &Caches, loader: impl Loader<K, V>) -> Self {
         let (settings, kv, bus) = (&caches.settings, &caches.kv, &caches.bus);
-        let l1 = moka::future::Cache::builder()
-            .max_capacity(settings.l1_capacity)
-            .time_to_live(Duration::from_millis(settings.l1_ttl_ms))
-            .build();
+        let l1 =
+            moka::future::Cache::builder().max_capacity(settings.l1_capacity).time_to_live(settings.l1_ttl_ms).build();
         let rebuilding = moka::sync::Cache::builder().max_capacity(10_000).time_to_live(REBUILD_BACKOFF).build();
         let inner = Arc::new(Inner {
             counters: Counters::new(spec.name),
@@ -259,6 +266,14 @@ where
                 Ok(entry.value)
             }
             Freshness::WaitForRebuild => self.wait_for_fresh(key).await,
+            Freshness::WaitForRebuildOrStaleWhenDown => match self.wait_for_fresh(key).await {
+                Err(err @ (CacheError::Load(_) | CacheError::Busy)) => {
+                    inner.counters.stale.increment(1);
+                    tracing::debug!(cache = inner.spec.name, %key, error = %err, "source down: an expired entry served");
+                    Ok(entry.value)
+                }
+                fresh => fresh,
+            },
         }
     }
 
@@ -271,7 +286,7 @@ where
     /// the last writer loaded last), then has every instance drop its L1
     /// copy. Call after committing a change.
     pub async fn refresh(&self, key: &K) -> Result<(), CacheError> {
-        let deadline = tokio::time::Instant::now() + Duration::from_millis(self.inner.settings.wait_ms);
+        let deadline = tokio::time::Instant::now() + self.inner.settings.wait_ms;
         loop {
             if let Some(held) = self.lock(key).await? {
                 let stored = self.load_and_store(key).await;
@@ -358,7 +373,7 @@ where
     /// Rebuilds `key` if this caller wins its lock; otherwise waits for the
     /// winner's entry, at most `cache.wait_ms`.
     async fn rebuild_or_wait(&self, key: &K) -> Result<Entry<V>, CacheError> {
-        let deadline = tokio::time::Instant::now() + Duration::from_millis(self.inner.settings.wait_ms);
+        let deadline = tokio::time::Instant::now() + self.inner.settings.wait_ms;
         loop {
             if let Some(held) = self.lock(key).await? {
                 // The previous holder may have just finished.
@@ -440,7 +455,7 @@ where
     async fn lock(&self, key: &K) -> Result<Option<lock::Held>, CacheError> {
         let inner = &self.inner;
         let lock_key = inner.kv.keys.cache_lock(inner.spec.name, &key.to_string());
-        let held = lock::try_acquire(&inner.kv, lock_key, Duration::from_millis(inner.settings.lock_lease_ms)).await?;
+        let held = lock::try_acquire(&inner.kv, lock_key, inner.settings.lock_lease_ms).await?;
         if held.is_none() {
             inner.counters.contention.increment(1);
         }
@@ -450,7 +465,7 @@ where
     /// A "none" for a key the Bloom filter refused (kept in L1 only).
     fn refusal(&self) -> Entry<V> {
         self.inner.counters.refusals.increment(1);
-        let ttl = self.jittered(Duration::from_secs(self.inner.settings.null_ttl_secs));
+        let ttl = self.jittered(self.inner.settings.null_ttl_secs);
         Entry { value: None, expires_ms: crate::now_ms() + ttl }
     }
 
@@ -478,7 +493,7 @@ where
         inner.counters.rebuilds.increment(1);
         let ttl = match loaded {
             Some(_) => self.jittered(inner.spec.ttl),
-            None => self.jittered(Duration::from_secs(inner.settings.null_ttl_secs)),
+            None => self.jittered(inner.settings.null_ttl_secs),
         };
         let envelope = Envelope { expires_ms: crate::now_ms() + ttl, value: loaded };
         let raw = serde_json::to_vec(&envelope).expect("cache values serialize");

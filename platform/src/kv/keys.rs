@@ -27,15 +27,10 @@ impl Keys {
         self.key(format_args!("ids:node-cursor"))
     }
 
-    /// String: the lease on order-id node slot `node`, held by one process.
+    /// String: the lease on order-id node slot `node`: its holder's token, or
+    /// `free:<generation>` once given up cleanly (see `ids`).
     pub fn id_node_lease(&self, node: u16) -> String {
         self.key(format_args!("ids:node:{node}"))
-    }
-
-    /// String: the Redis time (ms) at which the current set of order-id node
-    /// leases began; recreated when Redis lost its data (see `ids`).
-    pub fn id_lease_epoch(&self) -> String {
-        self.key(format_args!("ids:epoch"))
     }
 
     /// String: one cache entry in L2, a JSON envelope with its logical

@@ -1,14 +1,13 @@
 //! Push consumption with async handlers and ack-after-durable semantics.
 //!
 //! The RocketMQ client calls listeners synchronously on a blocking thread of
-//! its own runtime; [`Listener`] hands each batch to the application's runtime
+//! its own runtime; `Listener` hands each batch to the application's runtime
 //! and waits for the handler's verdict. [`Ack::Done`] acks the batch,
 //! [`Ack::Retry`] sends it back for redelivery. Delivery is at-least-once:
 //! handlers must be idempotent.
 
 use std::future::Future;
 use std::sync::Arc;
-use std::time::Duration;
 
 use bytes::Bytes;
 use rocketmq_client_rust::{
@@ -29,7 +28,8 @@ pub struct Delivery {
     pub msg_id: String,
     pub topic: String,
     pub body: Bytes,
-    /// 0 on first delivery; the last delivery has `mq.max_redeliveries`.
+    /// 0 on first delivery (more for a message the broker's retry topic
+    /// delivers again, or a consumer that handed it back).
     pub reconsume_times: i32,
     /// The message queue of the topic it was stored in, and its offset there.
     pub queue_id: i32,
@@ -84,6 +84,13 @@ impl<H: BatchHandler> MessageListenerConcurrently for Listener<H> {
     }
 }
 
+/// How often the broker's retry topic delivers a message handed back before
+/// its dead-letter queue (handlers that never answer `Retry` never see it).
+const MAX_RECONSUME_TIMES: i32 = 16;
+
+/// The client's consume timeout, in minutes: in effect never.
+const CONSUME_TIMEOUT_MINUTES: u64 = super::runtime::NEVER.as_secs() / 60;
+
 /// A running push consumer, with its lag probe.
 pub struct Consumer {
     inner: Arc<Mutex<DefaultMQPushConsumer>>,
@@ -110,7 +117,12 @@ impl Consumer {
             .consume_from_where(ConsumeFromWhere::ConsumeFromFirstOffset)
             .consume_message_batch_max_size(settings.consume_batch_max)
             .pull_batch_size(settings.consume_batch_max.max(32))
-            .max_reconsume_times(settings.max_redeliveries)
+            .max_reconsume_times(MAX_RECONSUME_TIMES)
+            // Never give a batch back for being slow: a message handed back
+            // leaves the topic (see `progress`). A handler holds what it cannot
+            // finish yet; the client's 15-minute default would move it anyway
+            // (as would its blocking lane's deadlines, lifted in `runtime`).
+            .consume_timeout(CONSUME_TIMEOUT_MINUTES)
             .await_termination_millis_when_shutdown(5_000)
             .build();
         inner.subscribe(topic.to_owned(), "*").await?;
@@ -122,7 +134,7 @@ impl Consumer {
             Arc::clone(&inner),
             group.to_owned(),
             topic.to_owned(),
-            Duration::from_millis(settings.lag_sample_ms),
+            settings.lag_sample_ms,
             stop_probe.clone(),
         ));
         Ok(Self { inner, stop_probe, probe })
@@ -130,7 +142,7 @@ impl Consumer {
 
     /// Messages on `topic` past this consumer's consumed offsets, now.
     pub async fn lag(&self, topic: &str) -> Result<i64, MqError> {
-        super::lag::sample(&self.inner, topic).await
+        super::lag::sample(&self.inner, topic).await.map(|s| s.lag)
     }
 
     /// Stops pulling and waits for in-flight batches to finish.

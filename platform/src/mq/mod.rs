@@ -7,11 +7,14 @@
 //! - [`consumer`]: a push consumer that hands batches to an async handler and
 //!   acks only after the handler says the effect is durable.
 //! - [`lag`]: the consumer's lag, sampled into a gauge.
+//! - [`progress`]: a group's committed offsets as the broker has them, the
+//!   "nothing in flight" signal.
 //!
 //! Topics are created in one place, [`ensure_topic`].
 
 pub mod consumer;
 pub mod lag;
+pub mod progress;
 pub mod publisher;
 pub mod runtime;
 
@@ -50,7 +53,7 @@ pub async fn start_producer(
         .client_config(client_config("producer"))
         .name_server_addr(settings.namesrv_addr.clone())
         .producer_group(group.to_owned())
-        .send_msg_timeout(settings.send_timeout_ms as u32)
+        .send_msg_timeout(settings.send_timeout_ms.as_millis() as u32)
         .retry_times_when_send_failed(1)
         .max_message_size(4 * 1024 * 1024)
         .build();

@@ -9,12 +9,21 @@
 //! broker answers means stored: `SendOk`, and also `FlushDiskTimeout`,
 //! `FlushSlaveTimeout` and `SlaveNotAvailable`, which say only that a
 //! synchronous flush or replica did not confirm in time (the master holds the
-//! message; see the README on what a 202 guarantees).
+//! message; see docs/GUARANTEES.md on what a 202 guarantees).
+//!
+//! Recovery: the RocketMQ client opens a circuit breaker per broker address
+//! after 5 failed connects and keeps it open for a fixed 30 s, so a producer
+//! that saw its broker die sends nothing for 30 s after the broker is back.
+//! A publisher made with [`BatchPublisher::start`] therefore replaces its
+//! producer (a new client instance, with breakers of its own) after
+//! [`RENEW_AFTER_FAILURES`] failed batches in a row, at most once per
+//! [`RENEW_EVERY`]: it sends again within a few seconds of the broker's return.
 
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
-use rocketmq_client_rust::DefaultMQProducer;
+use rocketmq_client_rust::{ClientRuntime, DefaultMQProducer};
 use rocketmq_model::common::message::message_single::Message;
 use rocketmq_model::result::SendStatus;
 use tokio::sync::{mpsc, oneshot, Semaphore};
@@ -51,12 +60,72 @@ pub struct BatchConfig {
 
 impl From<&MqSettings> for BatchConfig {
     fn from(s: &MqSettings) -> Self {
-        Self {
-            max: s.batch_max,
-            linger: Duration::from_millis(s.batch_linger_ms),
-            in_flight: s.batch_in_flight,
-            timeout: Duration::from_millis(s.send_timeout_ms),
+        Self { max: s.batch_max, linger: s.batch_linger_ms, in_flight: s.batch_in_flight, timeout: s.send_timeout_ms }
+    }
+}
+
+/// Failed batches in a row after which a renewing publisher replaces its producer.
+pub const RENEW_AFTER_FAILURES: u32 = 2;
+/// The shortest time between two producer renewals.
+pub const RENEW_EVERY: Duration = Duration::from_secs(2);
+
+/// How to start a fresh producer, for a publisher that renews its own.
+struct Renewal {
+    client: Arc<ClientRuntime>,
+    settings: MqSettings,
+    group: String,
+    last: Mutex<Option<Instant>>,
+}
+
+/// The producer in use, and what the sends have seen of it.
+struct Sender {
+    producer: RwLock<DefaultMQProducer>,
+    failures: AtomicU32,
+    renewal: Option<Renewal>,
+}
+
+impl Sender {
+    fn producer(&self) -> DefaultMQProducer {
+        self.producer.read().expect("producer lock").clone()
+    }
+
+    /// Counts a batch's outcome; after enough failures in a row, starts a
+    /// fresh producer in the background and swaps it in.
+    fn observe(self: &Arc<Self>, ok: bool) {
+        if ok {
+            self.failures.store(0, Ordering::Relaxed);
+            return;
         }
+        let failures = self.failures.fetch_add(1, Ordering::Relaxed) + 1;
+        let Some(renewal) = &self.renewal else { return };
+        if failures < RENEW_AFTER_FAILURES {
+            return;
+        }
+        {
+            let mut last = renewal.last.lock().expect("renewal lock");
+            if last.is_some_and(|at| at.elapsed() < RENEW_EVERY) {
+                return;
+            }
+            *last = Some(Instant::now());
+        }
+        let this = Arc::clone(self);
+        tokio::spawn(async move {
+            let Some(renewal) = &this.renewal else { return };
+            let start = super::start_producer(&renewal.client, &renewal.settings, &renewal.group);
+            match tokio::time::timeout(Duration::from_secs(5), start).await {
+                Ok(Ok(fresh)) => {
+                    let mut old = std::mem::replace(&mut *this.producer.write().expect("producer lock"), fresh);
+                    this.failures.store(0, Ordering::Relaxed);
+                    metrics::counter!(m::MQ_PRODUCER_RENEWALS).increment(1);
+                    tracing::warn!(group = %renewal.group, failures, "publishes kept failing; producer replaced");
+                    // In-flight sends hold clones of the old producer; let them finish first.
+                    tokio::time::sleep(Duration::from_secs(10)).await;
+                    let _ = tokio::time::timeout(Duration::from_secs(5), old.shutdown()).await;
+                }
+                Ok(Err(err)) => tracing::warn!(error = %err, "cannot start a fresh producer yet"),
+                Err(_) => tracing::warn!("a fresh producer did not start within 5 s"),
+            }
+        });
     }
 }
 
@@ -67,12 +136,41 @@ pub struct BatchPublisher {
 }
 
 impl BatchPublisher {
-    /// Starts the batching task on the current runtime.
+    /// Starts the batching task on the current runtime, sending with
+    /// `producer` for good (tests and tools that manage their producer).
     pub fn spawn(producer: DefaultMQProducer, topic: String, cfg: BatchConfig) -> Self {
+        Self::run_with(
+            Sender { producer: RwLock::new(producer), failures: AtomicU32::new(0), renewal: None },
+            topic,
+            cfg,
+        )
+    }
+
+    /// Starts a producer for `group` and the batching task, which replaces
+    /// the producer when publishes keep failing (see the module doc).
+    pub async fn start(
+        client: &Arc<ClientRuntime>,
+        settings: &MqSettings,
+        group: &str,
+        topic: String,
+    ) -> Result<Self, MqError> {
+        let producer = super::start_producer(client, settings, group).await?;
+        let renewal = Renewal {
+            client: Arc::clone(client),
+            settings: settings.clone(),
+            group: group.to_owned(),
+            last: Mutex::new(None),
+        };
+        let sender = Sender { producer: RwLock::new(producer), failures: AtomicU32::new(0), renewal: Some(renewal) };
+        Ok(Self::run_with(sender, topic, BatchConfig::from(settings)))
+    }
+
+    fn run_with(sender: Sender, topic: String, cfg: BatchConfig) -> Self {
         metrics::counter!(m::MQ_PUBLISHED, "topic" => topic.clone()).increment(0);
         metrics::counter!(m::MQ_PUBLISH_FAILURES, "topic" => topic.clone()).increment(0);
+        metrics::counter!(m::MQ_PRODUCER_RENEWALS).increment(0);
         let (tx, rx) = mpsc::channel(cfg.max * cfg.in_flight * 4);
-        tokio::spawn(run(rx, producer, Arc::from(topic), cfg));
+        tokio::spawn(run(rx, Arc::new(sender), Arc::from(topic), cfg));
         Self { tx }
     }
 
@@ -85,7 +183,7 @@ impl BatchPublisher {
     }
 }
 
-async fn run(mut rx: mpsc::Receiver<Job>, producer: DefaultMQProducer, topic: Arc<str>, cfg: BatchConfig) {
+async fn run(mut rx: mpsc::Receiver<Job>, sender: Arc<Sender>, topic: Arc<str>, cfg: BatchConfig) {
     let permits = Arc::new(Semaphore::new(cfg.in_flight));
     while let Some(first) = rx.recv().await {
         let mut batch = vec![first];
@@ -103,9 +201,10 @@ async fn run(mut rx: mpsc::Receiver<Job>, producer: DefaultMQProducer, topic: Ar
         let Ok(permit) = Arc::clone(&permits).acquire_owned().await else {
             break;
         };
-        let (producer, topic) = (producer.clone(), Arc::clone(&topic));
+        let (sender, topic) = (Arc::clone(&sender), Arc::clone(&topic));
         tokio::spawn(async move {
-            send(&producer, &topic, batch, cfg.timeout).await;
+            let ok = send(&sender.producer(), &topic, batch, cfg.timeout).await;
+            sender.observe(ok);
             drop(permit);
         });
     }
@@ -121,7 +220,8 @@ fn describe(err: &MqError) -> String {
     }
 }
 
-async fn send(producer: &DefaultMQProducer, topic: &str, batch: Vec<Job>, timeout: Duration) {
+/// Sends one batch and answers its waiters; true when the broker stored it.
+async fn send(producer: &DefaultMQProducer, topic: &str, batch: Vec<Job>, timeout: Duration) -> bool {
     let started = Instant::now();
     let size = batch.len();
     let (messages, waiters): (Vec<Message>, Vec<_>) = batch
@@ -156,7 +256,9 @@ async fn send(producer: &DefaultMQProducer, topic: &str, batch: Vec<Job>, timeou
     if let Err(err) = &outcome {
         tracing::warn!(topic, size, error = %err, "batch publish failed");
     }
+    let ok = outcome.is_ok();
     for waiter in waiters {
         let _ = waiter.send(outcome.clone());
     }
+    ok
 }

@@ -193,8 +193,8 @@ impl Relay {
     }
 
     async fn back_off(&self, tx: &mut sqlx::MySqlConnection, row: &Row, err: &str) -> Result<(), sqlx::Error> {
-        let delay = Duration::from_millis(200 * 2u64.saturating_pow(row.attempts.min(20)))
-            .min(Duration::from_millis(self.settings.backoff_max_ms));
+        let delay =
+            Duration::from_millis(200 * 2u64.saturating_pow(row.attempts.min(20))).min(self.settings.backoff_max_ms);
         sqlx::query(
             "UPDATE outbox SET attempts = attempts + 1, last_error = ?, \
              next_attempt_at = CURRENT_TIMESTAMP(3) + INTERVAL ? MICROSECOND WHERE id = ?",
@@ -213,7 +213,7 @@ impl Relay {
             "DELETE FROM outbox WHERE published_at IS NOT NULL \
              AND published_at < CURRENT_TIMESTAMP(3) - INTERVAL ? SECOND LIMIT 10000",
         )
-        .bind(self.settings.retention_secs)
+        .bind(self.settings.retention_secs.as_secs())
         .execute(&self.db)
         .await?
         .rows_affected();
@@ -235,8 +235,8 @@ impl Relay {
 
     /// Relays until `stop`: a full round goes again at once, otherwise waits
     /// `poll_ms`; samples the gauges each round and purges once a minute.
-    pub async fn run(self, stop: CancellationToken) -> anyhow::Result<()> {
-        let poll = Duration::from_millis(self.settings.poll_ms);
+    pub async fn run(&self, stop: CancellationToken) -> anyhow::Result<()> {
+        let poll = self.settings.poll_ms;
         let mut last_purge = tokio::time::Instant::now();
         while !stop.is_cancelled() {
             let full = match self.run_once().await {

@@ -1,0 +1,224 @@
+//! The reconciler's repair step: carries out a [`Diff`]'s repairs (or, in a
+//! dry run, says what it would do) and turns its findings into the report's
+//! differences. The one repair that waits is the rebuild of a paused
+//! voucher: it happens only once every order message published before the
+//! pause was applied (see the module doc of `reconcile`).
+
+use std::time::{Duration, Instant};
+
+use cityhub_platform::ids::issued_at_ms;
+use cityhub_platform::mq::progress::Mark;
+
+use super::diff::{Diff, Finding, Repair};
+use super::snapshot::Snapshot;
+use super::{Difference, Kind, Mode, ReconcileError, Reconciler, Report, Verdict};
+use crate::seckill::scripts;
+use crate::seckill::OrderMessage;
+
+/// A pause this reconciler saw: since when, and the order topic's max
+/// offsets once the publish window had passed.
+pub(super) struct Pause {
+    seen: Instant,
+    mark: Option<Mark>,
+}
+
+/// Where the reconciler stands on a paused voucher.
+enum Wait {
+    /// Publishes of reservations made before the pause may still land.
+    PublishWindow(Duration),
+    /// Messages published before the pause not stored yet.
+    Behind(i64),
+    /// The brokers could not say.
+    Unknown(String),
+}
+
+impl Reconciler {
+    /// Repairs (or, in a dry run, describes) every finding of `diff` into
+    /// `report`, then recounts Redis stock if the snapshot asked for it.
+    pub(super) async fn repair(
+        &self,
+        s: &Snapshot,
+        diff: Diff,
+        mode: Mode,
+        report: &mut Report,
+    ) -> Result<(), ReconcileError> {
+        let changes_stock = diff.findings.iter().any(|f| matches!(f.repair, Repair::GiveBack(_) | Repair::Restore(_)));
+        for finding in diff.findings {
+            let difference = match mode {
+                Mode::DryRun => dry(finding),
+                Mode::Repair => self.apply(s, finding, report).await?,
+            };
+            report.differences.push(difference);
+        }
+        if diff.recount || changes_stock {
+            match mode {
+                Mode::DryRun if diff.recount => report.differences.push(Difference {
+                    kind: Kind::RedisStock,
+                    order_ids: Vec::new(),
+                    detail: "Redis stock did not match its buyers in this reading; would recount".into(),
+                    repaired: false,
+                }),
+                Mode::DryRun => {}
+                Mode::Repair => self.recount(s, report).await?,
+            }
+        }
+        Ok(())
+    }
+
+    async fn apply(&self, s: &Snapshot, f: Finding, report: &mut Report) -> Result<Difference, ReconcileError> {
+        let Finding { kind, order_ids, detail, repair } = f;
+        let (repaired, done) = match repair {
+            Repair::Report => (false, String::new()),
+            Repair::Republish(pairs) => {
+                let sent = self.republish(s, &pairs).await?;
+                (sent == pairs.len(), format!("; {sent} of {} order messages re-published", pairs.len()))
+            }
+            Repair::GiveBack(releases) => {
+                for r in &releases {
+                    let event = format!("reconcile:{}", r.order_id);
+                    scripts::give_back(&self.kv, &event, r.voucher_id, r.user_id, r.order_id).await?;
+                }
+                (true, "; given back".to_owned())
+            }
+            Repair::Restore(pairs) => {
+                let restored = scripts::restore(&self.kv, s.voucher_id, &pairs).await?;
+                let whole = restored.written as usize == pairs.len() && restored.short == 0;
+                (whole, format!("; {} written back ({} with no unit left in Redis)", restored.written, restored.short))
+            }
+            Repair::Rebuild => return self.rebuild(s, kind, detail, report).await,
+        };
+        Ok(Difference { kind, order_ids, detail: format!("{detail}{done}"), repaired })
+    }
+
+    /// Publishes the orders again; answers how many the broker took.
+    async fn republish(&self, s: &Snapshot, pairs: &[(u64, u64)]) -> Result<usize, ReconcileError> {
+        let mut sent = 0;
+        for &(user_id, order_id) in pairs {
+            let message = OrderMessage {
+                order_id,
+                user_id,
+                voucher_id: s.voucher_id,
+                pay_amount: s.voucher.pay_value,
+                created_at_ms: issued_at_ms(order_id),
+                request_id: None,
+            };
+            match self.orders.publish(order_id.to_string(), serde_json::to_vec(&message)?).await {
+                Ok(()) => sent += 1,
+                Err(err) => {
+                    tracing::warn!(order_id, error = %err, "cannot re-publish an order; the next run tries again")
+                }
+            }
+        }
+        Ok(sent)
+    }
+
+    /// Recounts Redis stock from its buyers, atomically; a difference only
+    /// if the count changed it.
+    async fn recount(&self, s: &Snapshot, report: &mut Report) -> Result<(), ReconcileError> {
+        let recount = scripts::recount(&self.kv, s.voucher_id, s.voucher.initial).await?;
+        if let Some((before, after)) = recount.filter(|(b, a)| b != a) {
+            report.differences.push(Difference {
+                kind: Kind::RedisStock,
+                order_ids: Vec::new(),
+                detail: format!("Redis stock {before} did not match its buyers; recounted to {after}"),
+                repaired: true,
+            });
+        }
+        Ok(())
+    }
+
+    /// Whether every order message published before this voucher's pause
+    /// has been applied; `None` when it has.
+    async fn in_flight(&self, voucher_id: u64) -> Option<Wait> {
+        let (seen, mark) = {
+            let mut pauses = self.pauses.lock().expect("pauses lock");
+            let pause = pauses.entry(voucher_id).or_insert_with(|| Pause { seen: Instant::now(), mark: None });
+            (pause.seen, pause.mark.clone())
+        };
+        let waited = seen.elapsed();
+        if waited < self.publish_window {
+            return Some(Wait::PublishWindow(self.publish_window - waited));
+        }
+        let mark = match mark {
+            Some(mark) => mark,
+            None => match self.progress.mark().await {
+                Ok(Some(mark)) => {
+                    if let Some(pause) = self.pauses.lock().expect("pauses lock").get_mut(&voucher_id) {
+                        pause.mark = Some(mark.clone());
+                    }
+                    mark
+                }
+                Ok(None) => return Some(Wait::Unknown("the brokers report no queue of the order topic".into())),
+                Err(err) => return Some(Wait::Unknown(err.to_string())),
+            },
+        };
+        match self.progress.behind(&mark).await {
+            Ok(0) => None,
+            Ok(behind) => Some(Wait::Behind(behind)),
+            Err(err) => Some(Wait::Unknown(err.to_string())),
+        }
+    }
+
+    /// Rebuilds a paused voucher from MySQL once nothing published before
+    /// the pause is in flight; otherwise reports the pause. MySQL is read
+    /// again only after that answer, so every such order is in it.
+    async fn rebuild(
+        &self,
+        s: &Snapshot,
+        kind: Kind,
+        what: String,
+        report: &mut Report,
+    ) -> Result<Difference, ReconcileError> {
+        if let Some(wait) = self.in_flight(s.voucher_id).await {
+            let why = match wait {
+                Wait::PublishWindow(left) => format!("publishes of earlier reservations may land for {left:?} more"),
+                Wait::Behind(n) => format!("{n} order messages published before the pause are not stored yet"),
+                Wait::Unknown(why) => format!("the order group's progress is unknown: {why}"),
+            };
+            report.verdict = Verdict::Paused;
+            let detail = format!("{what}; not rebuilt yet: {why}");
+            return Ok(Difference { kind, order_ids: Vec::new(), detail, repaired: false });
+        }
+        let orders = super::snapshot::orders(&mut *self.db.acquire().await?, s.voucher_id).await?;
+        let mut buyers: Vec<(u64, u64)> =
+            orders.iter().filter(|(_, o)| o.status.is_live()).map(|(id, o)| (o.user_id, *id)).collect();
+        buyers.sort();
+        let state = scripts::SaleState {
+            stock: s.voucher.initial - buyers.len() as i64,
+            begin_ms: s.voucher.begin_ms,
+            end_ms: s.voucher.end_ms,
+            pay_value: s.voucher.pay_value,
+            buyers,
+        };
+        let rebuilt = scripts::rebuild(&self.kv, s.voucher_id, &state).await?;
+        self.pauses.lock().expect("pauses lock").remove(&s.voucher_id);
+        let stock = state.stock;
+        report.redis_stock = Some(stock);
+        report.live_orders = state.buyers.len() as i64;
+        report.live_buyers = state.buyers.len() as i64;
+        let detail = if rebuilt {
+            tracing::warn!(
+                voucher_id = s.voucher_id,
+                stock,
+                buyers = state.buyers.len(),
+                "voucher keys rebuilt from MySQL"
+            );
+            format!("{what}; rebuilt from MySQL with stock {stock}")
+        } else {
+            format!("{what}; another run rebuilt them first")
+        };
+        Ok(Difference { kind, order_ids: Vec::new(), detail, repaired: true })
+    }
+}
+
+/// A finding as a dry run reports it: nothing repaired, the repair named.
+fn dry(f: Finding) -> Difference {
+    let would = match &f.repair {
+        Repair::Report => "",
+        Repair::Republish(_) => "; would re-publish the order messages",
+        Repair::GiveBack(_) => "; would give the units back",
+        Repair::Restore(_) => "; would write the entries back",
+        Repair::Rebuild => "; would rebuild from MySQL once nothing published before the pause is in flight",
+    };
+    Difference { kind: f.kind, order_ids: f.order_ids, detail: format!("{}{would}", f.detail), repaired: false }
+}

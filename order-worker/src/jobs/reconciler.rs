@@ -1,0 +1,82 @@
+//! The reconciler job (tokio-cron-scheduler): every `reconcile.every_secs`,
+//! reconciles each voucher on sale or ended within `reconcile.recent_secs`
+//! (see `cityhub_core::reconcile` for what it checks and repairs), and every
+//! second those of them that are paused. It re-publishes orders through its
+//! own producer on the order topic.
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use cityhub_core::config::Settings;
+use cityhub_core::kv::Kv;
+use cityhub_core::reconcile::Reconciler;
+use cityhub_platform::jobs::{self, Job, OnExit};
+use cityhub_platform::mq::ClientRuntime;
+use sqlx::MySqlPool;
+use tokio::sync::Mutex;
+use tokio_util::sync::CancellationToken;
+
+/// The reconciler with its producer, and how often it runs.
+pub struct ReconcileJob {
+    reconciler: Arc<Reconciler>,
+    every: Duration,
+}
+
+impl ReconcileJob {
+    pub async fn start(settings: &Settings, mq: &Arc<ClientRuntime>, db: MySqlPool, kv: Kv) -> anyhow::Result<Self> {
+        let group = format!("{}_reconciler", settings.mq.order_consumer_group);
+        let reconciler = Reconciler::start(db, kv, mq, settings, &group).await.context("start the reconciler")?;
+        Ok(Self { reconciler: Arc::new(reconciler), every: settings.reconcile.every_secs })
+    }
+}
+
+/// When the last full pass ran, and the vouchers it found due.
+type FullPass = (Instant, Vec<u64>);
+
+/// How often paused vouchers are looked for between full passes.
+const PAUSE_CHECK: Duration = Duration::from_secs(1);
+
+/// Reconciles every due voucher every `reconcile.every_secs`, and in
+/// between, every `PAUSE_CHECK`, the due vouchers that are paused (one
+/// Redis round trip), so that a sale paused by a Redis failure is rebuilt as
+/// soon as nothing is in flight rather than at the next full pass.
+impl Job for ReconcileJob {
+    const NAME: &'static str = "reconciler";
+    const ON_EXIT: OnExit = OnExit::Restart;
+
+    fn run(self: Arc<Self>, stop: CancellationToken) -> impl Future<Output = anyhow::Result<()>> + Send {
+        run(Arc::clone(&self.reconciler), self.every, stop)
+    }
+}
+
+async fn run(reconciler: Arc<Reconciler>, every: Duration, stop: CancellationToken) -> anyhow::Result<()> {
+    let last: Arc<Mutex<Option<FullPass>>> = Arc::new(Mutex::new(None));
+    jobs::every(PAUSE_CHECK, stop, move || {
+        let (reconciler, last) = (Arc::clone(&reconciler), Arc::clone(&last));
+        async move {
+            let known = last.lock().await.clone().filter(|(at, _)| at.elapsed() < every);
+            let due = match known {
+                Some((_, due)) => match reconciler.paused(&due).await {
+                    Ok(paused) => paused,
+                    Err(err) => return tracing::debug!(error = %err, "cannot look for paused vouchers"),
+                },
+                None => match reconciler.due().await {
+                    Ok(due) => {
+                        *last.lock().await = Some((Instant::now(), due.clone()));
+                        due
+                    }
+                    Err(err) => return tracing::warn!(error = %err, "cannot list vouchers to reconcile"),
+                },
+            };
+            for voucher_id in due {
+                match reconciler.run(voucher_id).await {
+                    Ok(report) => tracing::debug!(voucher_id, verdict = report.verdict.as_str(), "reconciled"),
+                    Err(err) => tracing::warn!(voucher_id, error = %err, "reconciling failed; the next run retries"),
+                }
+            }
+        }
+    })
+    .await
+}

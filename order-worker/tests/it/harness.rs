@@ -1,0 +1,154 @@
+//! `Harness`: the worker on a private slice of the real services, with the
+//! seckill rules (the same service the API runs) to make real orders.
+
+use cityhub_core::seckill::scripts::BuyerEntry;
+use std::sync::Arc;
+use std::time::Duration;
+
+use cityhub_core::auth::{Auth, Phone};
+use cityhub_core::config::Settings;
+use cityhub_core::invariants::Accepted;
+use cityhub_core::kv::Kv;
+use cityhub_core::seckill::{Seckill, SeckillError};
+use cityhub_core::shops::{NewShop, Shops};
+use cityhub_core::testkit::{mq_client, sale, TestEnv};
+use cityhub_core::vouchers::{NewSeckillVoucher, Vouchers};
+use cityhub_order_worker::Worker;
+use cityhub_platform::ids::NodeLease;
+use cityhub_platform::mq::publisher::{BatchConfig, BatchPublisher};
+use cityhub_platform::parking::Parked;
+use sqlx::MySqlPool;
+
+pub const DRAIN: Duration = Duration::from_secs(60);
+
+pub struct Harness {
+    pub env: TestEnv,
+    pub db: MySqlPool,
+    pub kv: Kv,
+    pub seckill: Arc<Seckill>,
+    pub worker: Option<Worker>,
+    lease: Option<NodeLease>,
+}
+
+impl Harness {
+    /// The seckill rules, and the worker if `worker`.
+    pub async fn start(worker: bool, tweak: impl FnOnce(&mut Settings)) -> Self {
+        // First, as the binaries do, so every series below is recorded.
+        cityhub_core::metrics::install();
+        let mut env = TestEnv::new();
+        tweak(&mut env.settings);
+        let s = env.settings.clone();
+        let db = env.db().await;
+        let kv = env.kv().await;
+        let lease = NodeLease::acquire(&kv, None, (&s.ids).into()).await.unwrap();
+        let producer = cityhub_platform::mq::start_producer(&mq_client(), &s.mq, &s.mq.producer_group).await.unwrap();
+        cityhub_platform::mq::ensure_topic(&producer, &s.mq.order_topic, s.mq.topic_queues).await;
+        let publisher = BatchPublisher::spawn(producer, s.mq.order_topic.clone(), BatchConfig::from(&s.mq));
+        let seckill = Seckill::new(
+            kv.clone(),
+            Vouchers::from_settings(db.clone(), kv.clone(), &s),
+            lease.ids(),
+            publisher,
+            s.orders.pending_ttl_secs,
+            Duration::ZERO,
+            s.limits.seckill(),
+        );
+        let mut harness = Self { env, db, kv, seckill: Arc::new(seckill), worker: None, lease: Some(lease) };
+        if worker {
+            harness.start_worker().await;
+        }
+        harness
+    }
+
+    pub async fn start_worker(&mut self) {
+        self.start_worker_on(self.kv.clone()).await;
+    }
+
+    /// Starts the worker with its own Redis handle (e.g. through a [`crate::outage::Outage`]).
+    pub async fn start_worker_on(&mut self, kv: Kv) {
+        let worker = Worker::start(&self.env.settings, &mq_client(), self.db.clone(), kv).await;
+        self.worker = Some(worker.expect("worker"));
+    }
+
+    /// A seckill voucher of `stock` units, on sale now for an hour.
+    pub async fn voucher(&self, stock: u32) -> u64 {
+        let shops = Shops::from_settings(self.db.clone(), self.kv.clone(), &self.env.settings);
+        let shop = shops.create(&NewShop::named("test shop")).await.unwrap().id;
+        let now = chrono::Utc::now();
+        let new = NewSeckillVoucher {
+            shop_id: shop,
+            title: "50 off".into(),
+            sub_title: String::new(),
+            rules: String::new(),
+            pay_value: 5000,
+            actual_value: 10000,
+            stock,
+            begin_time: now - chrono::Duration::seconds(1),
+            end_time: now + chrono::Duration::hours(1),
+        };
+        Vouchers::from_settings(self.db.clone(), self.kv.clone(), &self.env.settings)
+            .create_seckill(new)
+            .await
+            .unwrap()
+            .id
+    }
+
+    /// `n` users' ids.
+    pub async fn users(&self, n: usize) -> Vec<u64> {
+        let auth = Auth::new(self.db.clone(), self.kv.clone(), &self.env.settings.auth);
+        let phones: Vec<Phone> = (0..n).map(|i| Phone::parse(&format!("1390000{i:04}")).unwrap()).collect();
+        auth.register_many(&phones).await.unwrap().into_iter().map(|s| s.user_id).collect()
+    }
+
+    /// One seckill request of `user`, as the API makes it.
+    pub async fn buy(&self, user_id: u64, voucher: u64) -> Result<Accepted, SeckillError> {
+        let won = self.seckill.attempt(user_id, voucher, "127.0.0.1".into(), None).await?;
+        Ok(Accepted { order_id: won.order_id, user_id })
+    }
+
+    /// A publisher of its own on the order topic, to send hand-made messages.
+    pub async fn publisher(&self) -> BatchPublisher {
+        let s = &self.env.settings.mq;
+        let producer = cityhub_platform::mq::start_producer(&mq_client(), s, &format!("{}_replay", s.producer_group))
+            .await
+            .unwrap();
+        BatchPublisher::spawn(producer, s.order_topic.clone(), BatchConfig::from(s))
+    }
+
+    pub async fn order_count(&self, voucher: u64) -> i64 {
+        sale::order_count(&self.db, voucher).await
+    }
+
+    /// Waits until `n` orders of `voucher` are in MySQL; returns the count seen last.
+    pub async fn wait_for_orders(&self, voucher: u64, n: i64, timeout: Duration) -> i64 {
+        sale::wait_for_orders(&self.db, voucher, n, timeout).await
+    }
+
+    pub async fn db_stock(&self, voucher: u64) -> i64 {
+        sale::db_stock(&self.db, voucher).await
+    }
+
+    pub async fn buyers(&self, voucher: u64) -> std::collections::HashMap<u64, BuyerEntry> {
+        sale::buyers(&self.kv, voucher).await
+    }
+
+    /// Every parked message, oldest first.
+    pub async fn parked(&self) -> Vec<Parked> {
+        cityhub_platform::parking::list(&self.db, true, 100).await.unwrap()
+    }
+
+    /// Asserts every invariant of the shared checker, given every 202 of the sale.
+    pub async fn assert_invariants(&self, voucher: u64, accepted: &[Accepted]) {
+        sale::assert_invariants(&self.db, &self.kv, voucher, accepted).await
+    }
+
+    pub async fn shutdown(mut self) {
+        if let Some(worker) = self.worker.take() {
+            worker.shutdown(std::time::Duration::from_secs(30)).await.unwrap();
+        }
+        self.seckill.drain(Duration::from_secs(10)).await;
+        if let Some(lease) = self.lease.take() {
+            lease.release().await;
+        }
+    }
+}
