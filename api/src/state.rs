@@ -7,14 +7,12 @@ use anyhow::Context;
 use cityhub_core::auth::Auth;
 use cityhub_core::config::Settings;
 use cityhub_core::kv::Kv;
-use cityhub_core::orders::lifecycle::Lifecycle;
-use cityhub_core::payments::{Payments, Provider};
+use cityhub_core::payments::Payments;
 use cityhub_core::reconcile::Reconciler;
 use cityhub_core::seckill::Seckill;
 use cityhub_core::shops::Shops;
 use cityhub_core::social::Social;
 use cityhub_core::vouchers::Vouchers;
-use cityhub_platform::cache::Caches;
 use cityhub_platform::ids::NodeLease;
 use cityhub_platform::mq::publisher::BatchPublisher;
 use cityhub_platform::mq::{ClientRuntime, DefaultMQProducer};
@@ -27,18 +25,19 @@ use tokio_util::task::TaskTracker;
 /// extractor of each request, so a clone must cost one atomic increment,
 /// not a copy of every service handle (it showed in the seckill benchmark).
 #[derive(Clone)]
-pub struct AppState(Arc<Services>);
+pub struct AppState(Arc<Shared>);
 
 impl std::ops::Deref for AppState {
-    type Target = Services;
+    type Target = Shared;
 
-    fn deref(&self) -> &Services {
+    fn deref(&self) -> &Shared {
         &self.0
     }
 }
 
-/// The services behind [`AppState`].
-pub struct Services {
+/// The services behind [`AppState`]: the business ones, built by
+/// [`cityhub_core::Services`], and the API's own.
+pub struct Shared {
     pub settings: Settings,
     /// `http.trusted_proxies`, parsed once.
     pub trusted_proxies: Vec<std::net::IpAddr>,
@@ -65,11 +64,11 @@ impl AppState {
     /// reports it and seckill answers 503 until it is back.
     pub async fn build(settings: Settings, mq: Arc<ClientRuntime>) -> anyhow::Result<Self> {
         // Before anything connects: there is no default secret to fall back on.
-        let callback_secret = settings.callback_secret().context("payments")?.to_vec();
+        settings.callback_secret().context("payments")?;
         // First, so the series registered below are recorded.
         let metrics = cityhub_core::metrics::install();
-        let db = cityhub_platform::db::connect(&settings.database).await.context("connect to MySQL")?;
-        let kv = cityhub_core::connect_redis(&settings.redis).await.context("connect to Redis")?;
+        let services = cityhub_core::Services::connect(&settings).await?;
+        let (db, kv) = (services.db.clone(), services.kv.clone());
         let lease = NodeLease::acquire(&kv, settings.ids.node_id, (&settings.ids).into())
             .await
             .context("lease an order-id node")?;
@@ -84,57 +83,34 @@ impl AppState {
         let publisher = BatchPublisher::start(&mq, &settings.mq, &settings.mq.producer_group, topic.clone())
             .await
             .context("start the order publisher")?;
-        let caches = Caches::new(&kv, &settings.cache);
-        let auth = Auth::new(db.clone(), kv.clone(), &settings.auth);
-        caches.on_invalidation(cityhub_core::auth::SESSIONS, {
-            let auth = auth.clone();
+        services.caches.on_invalidation(cityhub_core::auth::SESSIONS, {
+            let auth = services.auth.clone();
             move |hash| {
                 let auth = auth.clone();
                 async move { auth.forget(hash).await }
             }
         });
-        let vouchers = Vouchers::new(db.clone(), kv.clone(), &caches, &settings.vouchers);
-        let (shops, visits) = Shops::new(db.clone(), kv.clone(), &caches, &settings.cache, &settings.shops);
         let (background, stop) = (TaskTracker::new(), CancellationToken::new());
-        background.spawn(caches.listen(stop.clone()));
-        background.spawn({
-            let (shops, stop) = (shops.clone(), stop.clone());
-            async move { shops.record_visits(visits, stop).await }
-        });
-        let social = Social::new(db.clone(), kv.clone(), &settings.social, &settings.cache);
-        let lifecycle = Lifecycle::new(db.clone(), kv.clone(), &settings.orders);
-        let provider = Provider::new(&settings.payments);
-        let payments = Payments::new(
-            lifecycle,
-            kv.clone(),
-            vouchers.clone(),
-            provider,
-            &callback_secret,
-            settings.payments.callback_max_age_secs,
-        );
+        background.spawn(services.caches.clone().listen(stop.clone()));
+        if let Some(visits) = services.take_visits() {
+            let (shops, stop) = (services.shops.clone(), stop.clone());
+            background.spawn(async move { shops.record_visits(visits, stop).await });
+        }
+        let payments = services.payments()?;
         let group = format!("{}_reconciler", settings.mq.producer_group);
-        let reconciler =
-            Reconciler::start(db.clone(), kv.clone(), &mq, &settings, &group).await.context("start the reconciler")?;
-        let seckill = Seckill::new(
-            kv.clone(),
-            vouchers.clone(),
-            lease.ids(),
-            publisher,
-            settings.orders.pending_ttl_secs,
-            settings.seckill.sold_out_cache_ms,
-            settings.limits.seckill(),
-        );
+        let reconciler = services.reconciler(&mq, &group).await?;
+        let seckill = services.seckill(lease.ids(), publisher);
         let trusted_proxies = settings.http.trusted_proxies().context("http.trusted_proxies")?;
-        Ok(Self(Arc::new(Services {
+        Ok(Self(Arc::new(Shared {
             trusted_proxies,
             metrics,
-            auth,
+            auth: services.auth,
+            vouchers: services.vouchers,
+            shops: services.shops,
+            social: services.social,
             settings,
             db,
             kv,
-            vouchers,
-            shops,
-            social,
             seckill: Arc::new(seckill),
             payments,
             reconciler,

@@ -20,9 +20,7 @@ pub enum Action {
 }
 
 async fn auth(settings: &Settings) -> anyhow::Result<Auth> {
-    let db = cityhub_platform::db::connect(&settings.database).await.context("connect to MySQL")?;
-    let kv = cityhub_core::connect_redis(&settings.redis).await.context("connect to Redis")?;
-    Ok(Auth::new(db, kv, &settings.auth))
+    Ok(cityhub_core::Services::connect(settings).await?.auth)
 }
 
 fn phone(raw: &str) -> anyhow::Result<Phone> {

@@ -3,11 +3,11 @@
 //! Hangzhou), so `GET /shops/nearby` has something to find. Everything goes
 //! through the same rules as the admin API.
 
-use anyhow::Context;
 use chrono::{Duration, Utc};
 use cityhub_core::config::Settings;
-use cityhub_core::shops::{NewShop, Point, Shops};
-use cityhub_core::vouchers::{NewSeckillVoucher, Vouchers};
+use cityhub_core::shops::{NewShop, Point};
+use cityhub_core::vouchers::NewSeckillVoucher;
+use cityhub_core::Services;
 use rand::Rng;
 
 /// The city centre: longitude, latitude.
@@ -34,9 +34,8 @@ pub struct Args {
 }
 
 pub async fn run(settings: &Settings, args: &Args) -> anyhow::Result<()> {
-    let db = cityhub_platform::db::connect(&settings.database).await.context("connect to MySQL")?;
-    let kv = cityhub_core::connect_redis(&settings.redis).await.context("connect to Redis")?;
-    let shops = Shops::from_settings(db.clone(), kv.clone(), settings);
+    let services = Services::connect(settings).await?;
+    let shops = &services.shops;
     let noodles = NewShop {
         name: "CityHub Demo Noodles".into(),
         type_id: 1,
@@ -48,7 +47,8 @@ pub async fn run(settings: &Settings, args: &Args) -> anyhow::Result<()> {
     };
     let shop_id = shops.create(&noodles).await?.id;
     let now = Utc::now();
-    let voucher = Vouchers::from_settings(db, kv, settings)
+    let voucher = services
+        .vouchers
         .create_seckill(NewSeckillVoucher {
             shop_id,
             title: "100 off 150".into(),

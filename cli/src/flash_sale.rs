@@ -15,7 +15,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 use sqlx::MySqlPool;
 
-use cityhub_core::auth::{Auth, Issued};
+use cityhub_core::auth::Issued;
 use cityhub_core::config::Settings;
 use cityhub_core::invariants::{self, Accepted, Check, Scope};
 
@@ -138,11 +138,10 @@ pub struct Stampede {
 /// Runs the whole plan against the API described by `settings`' database
 /// and Redis: voucher, users, stampede, drain, invariants.
 pub async fn run(settings: &Settings, plan: &Plan) -> anyhow::Result<Report> {
-    let db = cityhub_platform::db::connect(&settings.database).await.context("connect to MySQL")?;
-    let kv = cityhub_core::connect_redis(&settings.redis).await.context("connect to Redis")?;
+    let services = cityhub_core::Services::connect(settings).await?;
+    let (db, kv) = (services.db.clone(), services.kv.clone());
     let voucher_id = create_voucher(settings, plan).await?;
-    let users =
-        crate::users::create(&Auth::new(db.clone(), kv.clone(), &settings.auth), plan.user_offset, plan.users).await?;
+    let users = crate::users::create(&services.auth, plan.user_offset, plan.users).await?;
     let s = stampede(plan, voucher_id, &users).await?;
     let drain = drain(&db, voucher_id, s.accepted.len(), Duration::from_secs(plan.drain_timeout), plan.quiet).await?;
     let mut checks = invariants::check(&s.accepted, &invariants::load(&db, &kv, voucher_id).await?, Scope::WholeSale);

@@ -91,9 +91,8 @@ async fn main() -> anyhow::Result<()> {
         }
         Command::Demo(args) => demo::run(&settings, &args).await?,
         Command::Users { count, csv, offset } => {
-            let db = cityhub_platform::db::connect(&settings.database).await?;
-            let kv = cityhub_core::connect_redis(&settings.redis).await?;
-            let users = users::create(&cityhub_core::auth::Auth::new(db, kv, &settings.auth), offset, count).await?;
+            let services = cityhub_core::Services::connect(&settings).await?;
+            let users = users::create(&services.auth, offset, count).await?;
             users::write_csv(&csv, &users)?;
             println!("{count} users written to {}", csv.display());
         }

@@ -19,6 +19,8 @@
 //!   friends, recommendations and count correction.
 //! - [`invariants`]: the seckill invariants of a sale, against the exact 202s.
 //! - [`metrics`]: the names of the business metrics.
+//! - [`services`]: the composition root: every service built once from the
+//!   settings, and the one place that knows every domain's scripts.
 #![forbid(unsafe_code)]
 
 pub mod auth;
@@ -31,6 +33,7 @@ pub mod orders;
 pub mod payments;
 pub mod reconcile;
 pub mod seckill;
+pub mod services;
 pub mod shops;
 pub mod social;
 pub mod vouchers;
@@ -38,18 +41,7 @@ pub mod vouchers;
 #[cfg(feature = "testkit")]
 pub mod testkit;
 
-/// Connects Redis with every business Lua script loaded once (and the
-/// platform's own): the one place that knows every domain's scripts.
-pub async fn connect_redis(settings: &cityhub_platform::config::RedisSettings) -> redis::RedisResult<kv::Kv> {
-    let scripts: Vec<&redis::Script> = seckill::scripts::all()
-        .into_iter()
-        .chain(auth::guard::scripts())
-        .chain([shops::geo::script(), social::projection::script()])
-        .chain(social::lists::scripts())
-        .chain(auth::scripts())
-        .collect();
-    kv::Kv::connect(settings, &scripts).await
-}
+pub use services::{connect_redis, Services};
 
 #[cfg(test)]
 mod layers;

@@ -19,10 +19,9 @@ use std::time::Duration;
 
 use anyhow::Context;
 use cityhub_core::config::Settings;
-use cityhub_core::kv::Kv;
+use cityhub_core::Services;
 use cityhub_platform::jobs::{Health, Jobs};
 use cityhub_platform::mq::ClientRuntime;
-use sqlx::MySqlPool;
 
 pub use jobs::orders::WorkerStats;
 
@@ -34,12 +33,12 @@ pub async fn run(
     shutdown: impl std::future::Future<Output = ()>,
 ) -> anyhow::Result<()> {
     let metrics = cityhub_core::metrics::install();
-    let db = cityhub_platform::db::connect(&settings.database).await.context("connect to MySQL")?;
-    let kv = cityhub_core::connect_redis(&settings.redis).await.context("connect to Redis")?;
+    let services = Services::connect(&settings).await?;
+    let db = services.db.clone();
     let ops = tokio::net::TcpListener::bind(&settings.worker.metrics_addr)
         .await
         .with_context(|| format!("bind {}", settings.worker.metrics_addr))?;
-    let worker = Worker::start(&settings, mq, db.clone(), kv).await?;
+    let worker = Worker::start(&services, mq).await?;
     let stop = tokio_util::sync::CancellationToken::new();
     let ops =
         tokio::spawn(cityhub_platform::ops::serve(ops, metrics, db, worker.health(), stop.clone().cancelled_owned()));
@@ -65,20 +64,21 @@ pub struct Worker {
 
 impl Worker {
     /// Starts every job; fails if one cannot start.
-    pub async fn start(settings: &Settings, mq: &Arc<ClientRuntime>, db: MySqlPool, kv: Kv) -> anyhow::Result<Self> {
+    pub async fn start(services: &Services, mq: &Arc<ClientRuntime>) -> anyhow::Result<Self> {
         use jobs::*;
+        let (settings, db, kv) = (&services.settings, services.db.clone(), services.kv.clone());
         let mut jobs = Jobs::new();
         let stats = Arc::new(WorkerStats::default());
         let orders = orders::start(settings, mq, db.clone(), kv.clone(), Arc::clone(&stats)).await?;
         jobs.spawn(orders::OrdersJob::new(orders));
         jobs.spawn(outbox_relay::RelayJob::start(settings, mq, db.clone()).await?);
         jobs.spawn(stock_release::ReleaseJob::start(settings, mq, db.clone(), kv.clone()).await?);
-        jobs.spawn(order_close::CloseJob::new(settings, db.clone(), kv.clone()));
-        jobs.spawn(reconciler::ReconcileJob::start(settings, mq, db.clone(), kv.clone()).await?);
+        jobs.spawn(order_close::CloseJob::new(services));
+        jobs.spawn(reconciler::ReconcileJob::start(services, mq).await?);
         jobs.spawn(follow_events::FollowJob::start(settings, mq, db.clone(), kv.clone()).await?);
-        jobs.spawn(refunds::RefundJob::new(settings, db.clone(), kv.clone())?);
-        jobs.spawn(follow_counts::CountJob::new(settings, db.clone(), kv.clone()));
-        jobs.spawn(shop_bloom::BloomJob::new(settings, db, kv));
+        jobs.spawn(refunds::RefundJob::new(services)?);
+        jobs.spawn(follow_counts::CountJob::new(settings, db, kv));
+        jobs.spawn(shop_bloom::BloomJob::new(services));
         Ok(Self { jobs, stats })
     }
 

@@ -3,11 +3,12 @@
 
 use cityhub_core::kv::CityKeys;
 use cityhub_core::seckill::scripts::BuyerEntry;
+use cityhub_core::Services;
 use std::net::SocketAddr;
 use std::time::Duration;
 
 use cityhub_api::AppState;
-use cityhub_core::auth::{Auth, Phone};
+use cityhub_core::auth::Phone;
 use cityhub_core::config::Settings;
 use cityhub_core::invariants::Accepted;
 use cityhub_core::kv::Kv;
@@ -58,9 +59,9 @@ impl TestApp {
         let mq = mq_client();
         let state = AppState::build(env.settings.clone(), mq.clone()).await.expect("app state");
         let operator = Phone::parse("19999999999").unwrap();
-        let admin = Auth::new(db.clone(), kv.clone(), &env.settings.auth).operator(&operator).await.unwrap().token;
+        let admin = state.auth.operator(&operator).await.unwrap().token;
         let worker = if opts.worker {
-            Some(Worker::start(&env.settings, &mq, db.clone(), kv.clone()).await.expect("worker"))
+            Some(Worker::start(&Services::on(&env.settings, db.clone(), kv.clone()), &mq).await.expect("worker"))
         } else {
             None
         };
@@ -101,7 +102,7 @@ impl TestApp {
     /// Starts the order worker of an app spawned without one.
     pub async fn start_worker(&mut self) {
         assert!(self.worker.is_none(), "the worker runs already");
-        let worker = Worker::start(&self.env.settings, &mq_client(), self.db.clone(), self.kv.clone()).await;
+        let worker = Worker::start(&self.services(), &mq_client()).await;
         self.worker = Some(worker.expect("worker"));
     }
 
@@ -138,7 +139,7 @@ impl TestApp {
 
     /// `n` users with tokens, made directly through the auth rules (fast).
     pub async fn users(&self, n: usize) -> Vec<(u64, String)> {
-        let auth = Auth::new(self.db.clone(), self.kv.clone(), &self.env.settings.auth);
+        let auth = &self.state.auth;
         let mut out = Vec::with_capacity(n);
         for i in 0..n {
             let phone = Phone::parse(&format!("1390000{i:04}")).unwrap();
@@ -252,6 +253,12 @@ impl TestApp {
 
     pub async fn buyers(&self, voucher: u64) -> std::collections::HashMap<u64, BuyerEntry> {
         sale::buyers(&self.kv, voucher).await
+    }
+
+    /// The business services on this app's pool and Redis handle, for a
+    /// test that drives one of them directly.
+    pub fn services(&self) -> Services {
+        Services::on(&self.env.settings, self.db.clone(), self.kv.clone())
     }
 
     /// Asserts the stock invariants of a sale with closed orders (see the testkit).

@@ -343,7 +343,7 @@ async fn a_role_change_takes_effect_on_live_sessions_of_every_instance() {
     for base in [&app.base, &second.base] {
         assert_eq!(app.get_at(base, admin_only, Some(&token)).await.0, 403);
     }
-    let auth = cityhub_core::auth::Auth::new(app.db.clone(), app.kv.clone(), &app.env.settings.auth);
+    let auth = app.state.auth.clone();
     let phone = cityhub_core::auth::Phone::parse("13800000078").unwrap();
     for (role, status) in [(Role::Admin, 404), (Role::Shopper, 403)] {
         auth.set_role(&phone, role).await.unwrap();
@@ -367,7 +367,7 @@ async fn revoking_an_admin_reaches_a_session_slid_far_past_its_login() {
         s.auth.session_cache_ms = std::time::Duration::from_millis(1)
     })
     .await;
-    let auth = cityhub_core::auth::Auth::new(app.db.clone(), app.kv.clone(), &app.env.settings.auth);
+    let auth = app.state.auth.clone();
     let phone = cityhub_core::auth::Phone::parse("13800000079").unwrap();
     let (_, token) = app.login(phone.as_str()).await;
     auth.set_role(&phone, Role::Admin).await.unwrap();
@@ -397,7 +397,7 @@ async fn a_login_racing_a_revoke_cannot_keep_the_old_role() {
         s.auth.session_cache_ms = std::time::Duration::from_millis(1)
     })
     .await;
-    let auth = cityhub_core::auth::Auth::new(app.db.clone(), app.kv.clone(), &app.env.settings.auth);
+    let auth = app.state.auth.clone();
     let phone = cityhub_core::auth::Phone::parse("13800000080").unwrap();
     auth.register(&phone).await.unwrap();
     auth.set_role(&phone, Role::Admin).await.unwrap();

@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use cityhub_core::auth::{Auth, Phone};
+use cityhub_core::auth::Phone;
 
 use crate::app::TestApp;
 
@@ -15,7 +15,7 @@ async fn generated_and_malformed_requests_never_break_the_contract() {
     let app = TestApp::spawn().await;
     app.on_sale(20).await;
     // An admin user's token opens every route, shopper and admin alike.
-    let auth = Auth::new(app.db.clone(), app.kv.clone(), &app.env.settings.auth);
+    let auth = app.state.auth.clone();
     let phone = Phone::parse("13900009999").unwrap();
     let user = auth.register(&phone).await.unwrap();
     sqlx::query("UPDATE users SET role = 'admin' WHERE id = ?").bind(user.user_id).execute(&app.db).await.unwrap();

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use cityhub_core::orders::lifecycle::{Lifecycle, Move};
+use cityhub_core::orders::lifecycle::Move;
 use serde_json::json;
 
 use crate::app::{eventually, Options, TestApp};
@@ -98,8 +98,7 @@ async fn a_hundred_payments_racing_closes_have_one_winner_each_and_stock_stays_r
     let voucher = app.on_sale(100).await;
     let users = app.users(100).await;
     let orders = app.stored_orders(voucher, &users).await;
-    let s = &app.env.settings;
-    let lifecycle = Lifecycle::new(app.db.clone(), app.kv.clone(), &s.orders);
+    let lifecycle = app.services().lifecycle;
     let admin = app.admin_token();
     let mut outcomes = std::collections::BTreeMap::<String, usize>::new();
     for (round, (_, token, order)) in orders.iter().enumerate() {

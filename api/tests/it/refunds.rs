@@ -6,7 +6,6 @@
 
 use std::time::Duration;
 
-use cityhub_core::payments::Payments;
 use serde_json::json;
 
 use crate::app::{eventually, Options, TestApp};
@@ -87,7 +86,7 @@ async fn a_refund_that_crashed_after_the_provider_refunded_is_finished_once() {
         .execute(&app.db)
         .await
         .unwrap();
-    let payments = Payments::from_settings(app.db.clone(), app.kv.clone(), &app.env.settings).unwrap();
+    let payments = app.services().payments().unwrap();
     let first = payments.provider().refund(&txn).await.unwrap();
     assert_eq!(app.order_status(order).await.as_deref(), Some("paid"));
 

@@ -40,7 +40,6 @@ use anyhow::Context;
 use serde::Serialize;
 use sqlx::MySqlPool;
 
-use cityhub_core::auth::Auth;
 use cityhub_core::config::{Secret, Settings};
 use cityhub_core::invariants::{self, Accepted, Scope};
 use cityhub_core::kv::{CityKeys, Kv};
@@ -144,20 +143,20 @@ pub async fn run(base: &Settings, args: &Args) -> anyhow::Result<()> {
     let mut platform = Platform::start(settings, &args.logs).await?;
     let limited = platform.start_second_api(limits).await?;
     let settings = platform.settings.clone();
-    let db = cityhub_platform::db::connect(&settings.database).await?;
-    let kv = cityhub_core::connect_redis(&settings.redis).await?;
+    let services = cityhub_core::Services::connect(&settings).await?;
+    let (db, kv) = (services.db.clone(), services.kv.clone());
     let api_pid = platform.api.as_ref().map(|p| p.pid()).unwrap_or(0);
 
     let mq = cityhub_platform::mq::runtime::MqRuntime::new("bench").context("start mq runtime")?;
     let hot_shop = create_hot_shop(&platform.base(), &settings).await?;
-    let auth = Auth::new(db.clone(), kv.clone(), &settings.auth);
+    let auth = services.auth.clone();
     let social_user = social::seed(&db, &auth, 90_000_000, args.p6_followings).await?;
     let mut rounds = Vec::new();
     for round in 0..args.rounds {
         eprintln!("round {}/{}", round + 1, args.rounds);
         let offset = 10_000_000 * (round as u64 + 1);
         let apis = Apis { plain: platform.base(), limited: limited.base.clone() };
-        let mut r = one_round(&mut platform, &apis, &db, &kv, &mq.client(), args, api_pid, offset, hot_shop).await?;
+        let mut r = one_round(&mut platform, &apis, &services, &mq.client(), args, api_pid, offset, hot_shop).await?;
         let p6 = social::measure(&platform.base(), &kv, &social_user).await?;
         (r.p6_recs_cold_ms, r.p6_recs_warm_ms, r.p6_reference_ms) = (p6.cold_ms, p6.warm_ms, p6.reference_ms);
         (r.p6_cold_ratio, r.p6_warm_ratio) = (p6.cold_ms / p6.reference_ms, p6.warm_ms / p6.reference_ms);
@@ -250,8 +249,7 @@ async fn p1(
 async fn one_round(
     platform: &mut Platform,
     apis: &Apis,
-    db: &MySqlPool,
-    kv: &Kv,
+    services: &cityhub_core::Services,
     mq: &std::sync::Arc<cityhub_platform::mq::ClientRuntime>,
     args: &Args,
     api_pid: u32,
@@ -259,7 +257,7 @@ async fn one_round(
     hot_shop: u64,
 ) -> anyhow::Result<Round> {
     let settings = platform.settings.clone();
-    let auth = Auth::new(db.clone(), kv.clone(), &settings.auth);
+    let (db, kv, auth) = (&services.db, &services.kv, services.auth.clone());
     let api = platform.base();
     let plan = |users, requests, concurrency, stock, user_offset| Plan {
         api: api.clone(),

@@ -27,7 +27,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use cityhub_core::auth::Auth;
 use cityhub_core::config::Settings;
 use cityhub_core::invariants::{self, Accepted, Tally};
 use cityhub_core::kv::Kv;
@@ -291,8 +290,8 @@ pub async fn run_scenario(base: &Settings, plan: &Plan, scenario: Scenario) -> a
         // Until the group rebalances the first worker holds every queue.
         platform.wait_second_worker_holds_queues(REBALANCE).await?;
     }
-    let db = cityhub_platform::db::connect(&settings.database).await?;
-    let kv = cityhub_core::connect_redis(&settings.redis).await?;
+    let services = cityhub_core::Services::connect(&settings).await?;
+    let (db, kv) = (services.db.clone(), services.kv.clone());
     let sale = crate::flash_sale::Plan {
         api: platform.base(),
         users: plan.users,
@@ -304,7 +303,7 @@ pub async fn run_scenario(base: &Settings, plan: &Plan, scenario: Scenario) -> a
         quiet: true,
     };
     let voucher = crate::flash_sale::create_voucher(&settings, &sale).await?;
-    let auth = Auth::new(db.clone(), kv.clone(), &settings.auth);
+    let auth = services.auth.clone();
     let users = crate::users::create(&auth, 0, plan.users).await?;
     let shoppers = Shoppers::new(users, auth);
     let mut run = Run { plan, lab, platform, db, kv, voucher, shoppers };
@@ -478,11 +477,11 @@ impl Run<'_> {
         })
     }
 
-    /// Locks the voucher's stock row, lets the worker's next batches queue
-    /// behind it, restarts Redis empty, and keeps the lock until MariaDB's
-    /// lock-wait timeout has passed for a batch that began waiting before
-    /// the restart (so it fails with it and is tried again). Fails when no
-    /// worker logged the timeout: the fault did not happen.
+    /// Locks the voucher's stock row, waits until a worker's batch waits on
+    /// it, restarts Redis empty, and keeps the lock until that batch's
+    /// lock-wait timeout fired (so it fails with it and is tried again after
+    /// the restart). Fails when no batch waited on the row, or no worker
+    /// logged the timeout: the fault did not happen.
     async fn lock_wait_during_loss(&mut self) -> anyhow::Result<()> {
         // The order batch's own retry line, not any other job's.
         const TIMEOUT: &[&str] = &["error storing orders; retrying", "1205 (HY000): Lock wait timeout"];
@@ -495,11 +494,28 @@ impl Run<'_> {
             .execute(&mut *lock)
             .await?;
         // Orders keep coming (the trigger is the first 202): the worker's
-        // next batch stops at the stock row.
-        tokio::time::sleep(Duration::from_secs(2)).await;
+        // next batch stops at the stock row. A loaded machine may take a
+        // while to get one there: look for it rather than guess.
+        let started = Instant::now();
+        loop {
+            let (waiting,): (i64,) =
+                sqlx::query_as("SELECT COUNT(*) FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT'")
+                    .fetch_one(&self.db)
+                    .await?;
+            if waiting > 0 {
+                break;
+            }
+            anyhow::ensure!(started.elapsed() < Duration::from_secs(30), "no worker's batch waited on the stock row");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
         self.lab.kill(Part::Redis).await?;
         self.lab.start_part(Part::Redis).await?;
-        tokio::time::sleep(Duration::from_secs(lock_wait_secs.max(0) as u64 + 3)).await;
+        // Held until the waiting batch's timeout fired (it began waiting
+        // before the restart, so within the timeout), with a margin.
+        let deadline = Instant::now() + Duration::from_secs(lock_wait_secs.max(0) as u64 + 10);
+        while self.platform.worker_log_count(TIMEOUT) == before && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
         lock.rollback().await?;
         let timeouts = self.platform.worker_log_count(TIMEOUT) - before;
         anyhow::ensure!(timeouts > 0, "no worker's lock wait timed out within {lock_wait_secs} s");

@@ -12,7 +12,6 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use cityhub_core::auth::Auth;
 use cityhub_core::config::Settings;
 use cityhub_core::invariants::{self, Tally};
 use cityhub_core::orders::OrderStatus;
@@ -141,10 +140,10 @@ pub async fn run(base: &Settings, minutes: u64, rate: u32) -> anyhow::Result<Soa
 }
 
 async fn soak(settings: &Settings, platform: &Platform, minutes: u64, rate: u32) -> anyhow::Result<Soak> {
-    let db = cityhub_platform::db::connect(&settings.database).await?;
-    let kv = cityhub_core::connect_redis(&settings.redis).await?;
+    let services = cityhub_core::Services::connect(settings).await?;
+    let (db, kv) = (services.db.clone(), services.kv.clone());
     let per_minute = rate as usize * 60;
-    let auth = Auth::new(db.clone(), kv.clone(), &settings.auth);
+    let auth = services.auth.clone();
     let users = crate::users::create(&auth, 0, per_minute).await?;
     let pids = (platform.api.as_ref().map_or(0, |p| p.pid()), platform.worker.as_ref().map_or(0, |p| p.pid()));
     let samples = Arc::new(Mutex::new(Vec::new()));

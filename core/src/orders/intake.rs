@@ -50,7 +50,7 @@ pub fn triage(state: Confirm) -> Triage {
         Confirm::Confirmed | Confirm::Unknown | Confirm::Paused => Triage::Store,
         Confirm::Revoked => Triage::ParkUnlessStored {
             refusal: Refusal::Revoked,
-            detail: "the reservation was released before the order was stored",
+            detail: "the reservation was revoked before the order was stored",
         },
         Confirm::Superseded => Triage::ParkUnlessStored {
             refusal: Refusal::Superseded,

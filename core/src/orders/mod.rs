@@ -30,7 +30,7 @@ use crate::seckill::PendingOrder;
 pub enum Refusal {
     /// Not an order message.
     Unparsable,
-    /// Its reservation was released: the shopper was told 503.
+    /// Its reservation was revoked: the shopper was told 503.
     Revoked,
     /// The buyer holds another order of the voucher.
     Superseded,

@@ -242,20 +242,6 @@ impl Payments {
         Self { lifecycle, kv, vouchers, provider, secret: secret.into(), max_age }
     }
 
-    /// Wired from the settings, for the worker's refund job and tools; fails
-    /// without a callback secret.
-    pub fn from_settings(
-        db: sqlx::MySqlPool,
-        kv: Kv,
-        settings: &crate::config::Settings,
-    ) -> Result<Self, crate::config::ConfigError> {
-        let lifecycle = Lifecycle::new(db.clone(), kv.clone(), &settings.orders);
-        let vouchers = Vouchers::from_settings(db, kv.clone(), settings);
-        let provider = Provider::new(&settings.payments);
-        let max_age = settings.payments.callback_max_age_secs;
-        Ok(Self::new(lifecycle, kv, vouchers, provider, settings.callback_secret()?, max_age))
-    }
-
     pub fn provider(&self) -> &Arc<Provider> {
         &self.provider
     }

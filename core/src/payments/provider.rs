@@ -12,6 +12,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
+use cityhub_platform::retry::Backoff;
 use serde::{Deserialize, Serialize};
 
 use super::signature;
@@ -108,7 +109,7 @@ impl Provider {
         let signed = Callback { ts: chrono::Utc::now().timestamp(), ..callback.clone() };
         let body = serde_json::to_vec(&signed).expect("callback serializes");
         let sig = signature::sign(&self.secret, &body);
-        let mut pause = Duration::from_millis(100);
+        let mut backoff = Backoff::new(Duration::from_millis(100), Duration::from_secs(5));
         for attempt in 1..=CALLBACK_ATTEMPTS {
             let sent = self
                 .http
@@ -123,8 +124,7 @@ impl Provider {
                 Ok(r) => tracing::warn!(txn_id = %callback.txn_id, attempt, status = %r.status(), "callback refused"),
                 Err(err) => tracing::warn!(txn_id = %callback.txn_id, attempt, error = %err, "callback not delivered"),
             }
-            tokio::time::sleep(pause).await;
-            pause = (pause * 2).min(Duration::from_secs(5));
+            backoff.sleep().await;
         }
         tracing::error!(txn_id = %callback.txn_id, "callback given up");
     }

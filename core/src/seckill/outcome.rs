@@ -14,7 +14,7 @@ pub enum Outcome {
     UnknownVoucher,
     /// Over the route's rate limit (`limits.seckill`): nothing reserved.
     RateLimited,
-    /// The broker did not take the order; the reservation was released.
+    /// The broker did not take the order; the reservation was revoked.
     QueueUnavailable,
     /// No order-id lease is held right now.
     IdsUnavailable,

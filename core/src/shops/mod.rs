@@ -186,13 +186,6 @@ impl Shops {
         (shops, queue)
     }
 
-    /// For tools that write shops but serve no reads (see
-    /// `Vouchers::from_settings`); visits recorded here are dropped.
-    pub fn from_settings(db: MySqlPool, kv: Kv, settings: &crate::config::Settings) -> Self {
-        let caches = Caches::new(&kv, &settings.cache);
-        Self::new(db, kv, &caches, &settings.cache, &settings.shops).0
-    }
-
     /// Writes queued visits until `stop` (each process that serves reads runs it once).
     pub async fn record_visits(&self, queue: tokio::sync::mpsc::Receiver<visitors::Visit>, stop: CancellationToken) {
         self.visitors.clone().run(queue, stop).await

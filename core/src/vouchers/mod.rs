@@ -183,13 +183,6 @@ impl Vouchers {
         Self { db, kv, details, bound }
     }
 
-    /// For tools that write vouchers but serve no reads: no invalidation
-    /// listener runs here, while the API instances still hear of every write.
-    pub fn from_settings(db: MySqlPool, kv: Kv, settings: &crate::config::Settings) -> Self {
-        let caches = Caches::new(&kv, &settings.cache);
-        Self::new(db, kv, &caches, &settings.vouchers)
-    }
-
     /// Creates the voucher and its seckill part and preloads Redis.
     /// Runs in its own task, so a caller that goes away (an HTTP client
     /// hanging up) cannot stop it between the Redis preload and the commit.

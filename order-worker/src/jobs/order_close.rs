@@ -12,12 +12,10 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use cityhub_core::config::Settings;
-use cityhub_core::kv::Kv;
 use cityhub_core::orders::lifecycle::{Lifecycle, Move, Moved};
 use cityhub_core::orders::OrderError;
+use cityhub_core::Services;
 use cityhub_platform::jobs::{every, Job, OnExit};
-use sqlx::MySqlPool;
 use tokio_util::sync::CancellationToken;
 
 /// The close job's state. Clone freely.
@@ -29,10 +27,10 @@ pub struct CloseJob {
 }
 
 impl CloseJob {
-    pub fn new(settings: &Settings, db: MySqlPool, kv: Kv) -> Self {
-        let lifecycle = Lifecycle::new(db, kv, &settings.orders);
+    pub fn new(services: &Services) -> Self {
+        let orders = &services.settings.orders;
         metrics::counter!(cityhub_core::metrics::ORDERS_CLOSED, "reason" => "expired").increment(0);
-        Self { lifecycle, batch: settings.orders.close_batch, every: settings.orders.close_every_secs }
+        Self { lifecycle: services.lifecycle.clone(), batch: orders.close_batch, every: orders.close_every_secs }
     }
 
     /// One sweep: batch after batch until the expired orders run out (or a

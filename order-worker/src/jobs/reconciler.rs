@@ -8,13 +8,10 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use anyhow::Context;
-use cityhub_core::config::Settings;
-use cityhub_core::kv::Kv;
 use cityhub_core::reconcile::Reconciler;
+use cityhub_core::Services;
 use cityhub_platform::jobs::{self, Job, OnExit};
 use cityhub_platform::mq::ClientRuntime;
-use sqlx::MySqlPool;
 use tokio::sync::Mutex;
 use tokio_util::sync::CancellationToken;
 
@@ -25,9 +22,10 @@ pub struct ReconcileJob {
 }
 
 impl ReconcileJob {
-    pub async fn start(settings: &Settings, mq: &Arc<ClientRuntime>, db: MySqlPool, kv: Kv) -> anyhow::Result<Self> {
+    pub async fn start(services: &Services, mq: &Arc<ClientRuntime>) -> anyhow::Result<Self> {
+        let settings = &services.settings;
         let group = format!("{}_reconciler", settings.mq.order_consumer_group);
-        let reconciler = Reconciler::start(db, kv, mq, settings, &group).await.context("start the reconciler")?;
+        let reconciler = services.reconciler(mq, &group).await?;
         Ok(Self { reconciler: Arc::new(reconciler), every: settings.reconcile.every_secs })
     }
 }

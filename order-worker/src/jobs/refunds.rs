@@ -11,12 +11,10 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use cityhub_core::config::Settings;
-use cityhub_core::kv::Kv;
 use cityhub_core::metrics::{REFUNDS_FINISHED, REFUNDS_PENDING};
 use cityhub_core::payments::{PayError, Payments};
+use cityhub_core::Services;
 use cityhub_platform::jobs::{every, Job, OnExit};
-use sqlx::MySqlPool;
 use tokio_util::sync::CancellationToken;
 
 /// Refunds finished per round, at most.
@@ -29,9 +27,9 @@ pub struct RefundJob {
 }
 
 impl RefundJob {
-    pub fn new(settings: &Settings, db: MySqlPool, kv: Kv) -> anyhow::Result<Self> {
+    pub fn new(services: &Services) -> anyhow::Result<Self> {
         metrics::counter!(REFUNDS_FINISHED).increment(0);
-        Ok(Self { payments: Payments::from_settings(db, kv, settings)?, every: settings.payments.refund_retry_secs })
+        Ok(Self { payments: services.payments()?, every: services.settings.payments.refund_retry_secs })
     }
 
     /// One round: answers (finished, still pending).

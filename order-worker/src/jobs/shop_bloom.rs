@@ -7,11 +7,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use cityhub_core::config::Settings;
-use cityhub_core::kv::Kv;
 use cityhub_core::shops::Shops;
+use cityhub_core::Services;
 use cityhub_platform::jobs::{every, Job, OnExit};
-use sqlx::MySqlPool;
 use tokio_util::sync::CancellationToken;
 
 /// The shop reads whose filter the job keeps, and how often it checks.
@@ -21,9 +19,8 @@ pub struct BloomJob {
 }
 
 impl BloomJob {
-    pub fn new(settings: &Settings, db: MySqlPool, kv: Kv) -> Self {
-        let every = settings.shops.index_check_secs;
-        Self { shops: Shops::from_settings(db, kv, settings), every }
+    pub fn new(services: &Services) -> Self {
+        Self { shops: services.shops.clone(), every: services.settings.shops.index_check_secs }
     }
 }
 

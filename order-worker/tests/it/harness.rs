@@ -5,14 +5,15 @@ use cityhub_core::seckill::scripts::BuyerEntry;
 use std::sync::Arc;
 use std::time::Duration;
 
-use cityhub_core::auth::{Auth, Phone};
+use cityhub_core::auth::Phone;
 use cityhub_core::config::Settings;
 use cityhub_core::invariants::Accepted;
 use cityhub_core::kv::Kv;
 use cityhub_core::seckill::{Seckill, SeckillError};
-use cityhub_core::shops::{NewShop, Shops};
+use cityhub_core::shops::NewShop;
 use cityhub_core::testkit::{mq_client, sale, TestEnv};
-use cityhub_core::vouchers::{NewSeckillVoucher, Vouchers};
+use cityhub_core::vouchers::NewSeckillVoucher;
+use cityhub_core::Services;
 use cityhub_order_worker::Worker;
 use cityhub_platform::ids::NodeLease;
 use cityhub_platform::mq::publisher::{BatchConfig, BatchPublisher};
@@ -25,6 +26,7 @@ pub struct Harness {
     pub env: TestEnv,
     pub db: MySqlPool,
     pub kv: Kv,
+    pub services: Services,
     pub seckill: Arc<Seckill>,
     pub worker: Option<Worker>,
     lease: Option<NodeLease>,
@@ -36,24 +38,18 @@ impl Harness {
         // First, as the binaries do, so every series below is recorded.
         cityhub_core::metrics::install();
         let mut env = TestEnv::new();
+        // Every request asks Redis (no "sold out" answered from memory).
+        env.settings.seckill.sold_out_cache_ms = Duration::ZERO;
         tweak(&mut env.settings);
         let s = env.settings.clone();
-        let db = env.db().await;
-        let kv = env.kv().await;
+        let services = Services::on(&s, env.db().await, env.kv().await);
+        let (db, kv) = (services.db.clone(), services.kv.clone());
         let lease = NodeLease::acquire(&kv, None, (&s.ids).into()).await.unwrap();
         let producer = cityhub_platform::mq::start_producer(&mq_client(), &s.mq, &s.mq.producer_group).await.unwrap();
         cityhub_platform::mq::ensure_topic(&producer, &s.mq.order_topic, s.mq.topic_queues).await;
         let publisher = BatchPublisher::spawn(producer, s.mq.order_topic.clone(), BatchConfig::from(&s.mq));
-        let seckill = Seckill::new(
-            kv.clone(),
-            Vouchers::from_settings(db.clone(), kv.clone(), &s),
-            lease.ids(),
-            publisher,
-            s.orders.pending_ttl_secs,
-            Duration::ZERO,
-            s.limits.seckill(),
-        );
-        let mut harness = Self { env, db, kv, seckill: Arc::new(seckill), worker: None, lease: Some(lease) };
+        let seckill = Arc::new(services.seckill(lease.ids(), publisher));
+        let mut harness = Self { env, db, kv, services, seckill, worker: None, lease: Some(lease) };
         if worker {
             harness.start_worker().await;
         }
@@ -66,14 +62,14 @@ impl Harness {
 
     /// Starts the worker with its own Redis handle (e.g. through a [`crate::outage::Outage`]).
     pub async fn start_worker_on(&mut self, kv: Kv) {
-        let worker = Worker::start(&self.env.settings, &mq_client(), self.db.clone(), kv).await;
+        let services = Services::on(&self.env.settings, self.db.clone(), kv);
+        let worker = Worker::start(&services, &mq_client()).await;
         self.worker = Some(worker.expect("worker"));
     }
 
     /// A seckill voucher of `stock` units, on sale now for an hour.
     pub async fn voucher(&self, stock: u32) -> u64 {
-        let shops = Shops::from_settings(self.db.clone(), self.kv.clone(), &self.env.settings);
-        let shop = shops.create(&NewShop::named("test shop")).await.unwrap().id;
+        let shop = self.services.shops.create(&NewShop::named("test shop")).await.unwrap().id;
         let now = chrono::Utc::now();
         let new = NewSeckillVoucher {
             shop_id: shop,
@@ -86,16 +82,12 @@ impl Harness {
             begin_time: now - chrono::Duration::seconds(1),
             end_time: now + chrono::Duration::hours(1),
         };
-        Vouchers::from_settings(self.db.clone(), self.kv.clone(), &self.env.settings)
-            .create_seckill(new)
-            .await
-            .unwrap()
-            .id
+        self.services.vouchers.create_seckill(new).await.unwrap().id
     }
 
     /// `n` users' ids.
     pub async fn users(&self, n: usize) -> Vec<u64> {
-        let auth = Auth::new(self.db.clone(), self.kv.clone(), &self.env.settings.auth);
+        let auth = &self.services.auth;
         let phones: Vec<Phone> = (0..n).map(|i| Phone::parse(&format!("1390000{i:04}")).unwrap()).collect();
         auth.register_many(&phones).await.unwrap().into_iter().map(|s| s.user_id).collect()
     }

@@ -2,8 +2,9 @@
 //! expired unpaid orders close, two sweeps at once close each order once,
 //! and a release event delivered twice gives its unit back once.
 
-use cityhub_core::orders::lifecycle::{Lifecycle, Move, Moved, StockRelease};
+use cityhub_core::orders::lifecycle::{Move, Moved, StockRelease};
 use cityhub_core::testkit::{eventually, mq_client, sale};
+use cityhub_core::Services;
 use cityhub_order_worker::jobs::order_close::CloseJob;
 use cityhub_platform::mq::publisher::{BatchConfig, BatchPublisher};
 use cityhub_platform::outbox::Envelope;
@@ -51,7 +52,9 @@ async fn two_close_sweeps_at_once_close_each_expired_unpaid_order_once_and_a_rel
     }
     sqlx::query("UPDATE orders SET status = 'paid' WHERE id = ?").bind(orders[0]).execute(&h.db).await.unwrap();
 
-    let (a, b) = (CloseJob::new(&s, h.db.clone(), h.kv.clone()), CloseJob::new(&s, h.db.clone(), h.kv.clone()));
+    // Two workers' close jobs, each on services of its own.
+    let worker = || CloseJob::new(&Services::on(&s, h.db.clone(), h.kv.clone()));
+    let (a, b) = (worker(), worker());
     let (x, y) = tokio::join!(a.sweep(), b.sweep());
     assert_eq!(x.unwrap() + y.unwrap(), 4, "the optimistic UPDATE lets exactly one sweep close each order");
     assert_eq!(status(&h, orders[0]).await, "paid");
@@ -75,7 +78,7 @@ async fn two_close_sweeps_at_once_close_each_expired_unpaid_order_once_and_a_rel
 
     // A close whose process died right after its commit: only the relayed
     // event gives the unit back in Redis; a second copy changes nothing.
-    let lifecycle = Lifecycle::new(h.db.clone(), h.kv.clone(), &s.orders);
+    let lifecycle = h.services.lifecycle.clone();
     let mut tx = h.db.begin().await.unwrap();
     let Moved::Done { release: Some(event) } = lifecycle.apply_in(&mut tx, orders[5], Move::Close).await.unwrap()
     else {

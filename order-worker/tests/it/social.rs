@@ -48,7 +48,7 @@ async fn make_users(db: &MySqlPool, n: usize) -> Vec<u64> {
 }
 
 fn social(h: &Harness) -> Social {
-    Social::new(h.db.clone(), h.kv.clone(), &h.env.settings.social, &h.env.settings.cache)
+    h.services.social.clone()
 }
 
 /// What the test meant: the pairs following and the blocks, after each call's answer.

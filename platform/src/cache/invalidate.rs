@@ -13,6 +13,7 @@ use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
 
 use crate::kv::Kv;
+use crate::retry::Backoff;
 
 /// Drops one L1 entry (`Some(key)`) or all of them (`None`).
 pub(crate) type Dropper = Arc<dyn Fn(Option<String>) -> BoxFuture<'static, ()> + Send + Sync>;
@@ -64,12 +65,12 @@ impl Invalidations {
 
     /// Listens until `stop`, resubscribing after a lost connection.
     pub async fn listen(self, stop: CancellationToken) {
-        let mut backoff = Duration::from_millis(100);
+        let mut backoff = Backoff::new(Duration::from_millis(100), Duration::from_secs(5));
         while !stop.is_cancelled() {
             match self.kv.client.get_async_pubsub().await {
                 Ok(mut pubsub) => match pubsub.subscribe(&self.channel).await {
                     Ok(()) => {
-                        backoff = Duration::from_millis(100);
+                        backoff.reset();
                         // Whatever was published while nobody listened is lost: start clean.
                         self.dispatch("*", None).await;
                         tracing::debug!(channel = %self.channel, "listening for cache invalidations");
@@ -94,11 +95,9 @@ impl Invalidations {
                 },
                 Err(err) => tracing::warn!(error = %err, "cannot connect for cache invalidations"),
             }
-            tokio::select! {
-                _ = stop.cancelled() => return,
-                _ = tokio::time::sleep(backoff) => {}
+            if !backoff.wait(&stop).await {
+                return;
             }
-            backoff = (backoff * 2).min(Duration::from_secs(5));
         }
     }
 }
