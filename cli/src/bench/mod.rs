@@ -175,7 +175,7 @@ pub async fn run(base: &Settings, args: &Args) -> anyhow::Result<()> {
             "connections": args.connections, "orders": args.orders, "accepted_concurrency": args.accepted_concurrency,
             "evalsha_calls": args.evalsha_calls, "batch_max": settings.mq.batch_max, "p6_followings": args.p6_followings,
             "p1_limited": limited.limits.seckill.to_string(),
-            "batch_linger_ms": settings.mq.batch_linger_ms, "consume_batch_max": settings.mq.consume_batch_max,
+            "batch_linger_ms": settings.mq.batch_linger_ms.as_millis() as u64, "consume_batch_max": settings.mq.consume_batch_max,
             "profile": if cfg!(debug_assertions) { "debug" } else { "release" },
         }),
         median: report::median(&rounds),
