@@ -16,7 +16,7 @@
 //! - [`metrics`], [`telemetry`]: the Prometheus recorder, logging.
 //! - [`ops`]: the ops listener (`/metrics`, `/healthz`) both binaries serve.
 //! - [`jobs`], [`shutdown`]: the job supervisor and the shutdown signal.
-//! - [`retry`]: the one jittered backoff of every retry loop.
+//! - [`retry`]: the jittered exponential backoff the retry loops share.
 #![forbid(unsafe_code)]
 
 pub mod cache;

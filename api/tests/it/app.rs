@@ -349,7 +349,7 @@ impl TestApp {
             let _ = server.await;
         }
         if let Some(worker) = self.worker.take() {
-            worker.shutdown(std::time::Duration::from_secs(30)).await.unwrap();
+            worker.shutdown(Duration::from_secs(30)).await.unwrap();
         }
         self.state.close().await;
     }

@@ -303,10 +303,9 @@ async fn login_codes_reach_the_log_only_with_the_development_switch() {
 async fn a_logged_out_token_is_refused_by_both_api_instances_at_once_and_redis_never_holds_it() {
     // Sessions stay in each instance's memory for ten minutes: only the
     // invalidation message can end them in time.
-    let app = TestApp::spawn_with(Options { worker: false }, |s| {
-        s.auth.session_cache_ms = std::time::Duration::from_millis(600_000)
-    })
-    .await;
+    let app =
+        TestApp::spawn_with(Options { worker: false }, |s| s.auth.session_cache_ms = Duration::from_millis(600_000))
+            .await;
     let second = app.second_instance().await;
     let (_, token) = app.login("13800000077").await;
     for base in [&app.base, &second.base] {
@@ -333,10 +332,9 @@ async fn a_logged_out_token_is_refused_by_both_api_instances_at_once_and_redis_n
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_role_change_takes_effect_on_live_sessions_of_every_instance() {
-    let app = TestApp::spawn_with(Options { worker: false }, |s| {
-        s.auth.session_cache_ms = std::time::Duration::from_millis(600_000)
-    })
-    .await;
+    let app =
+        TestApp::spawn_with(Options { worker: false }, |s| s.auth.session_cache_ms = Duration::from_millis(600_000))
+            .await;
     let second = app.second_instance().await;
     let (_, token) = app.login("13800000078").await;
     let admin_only = "/admin/reconcile/1";
@@ -363,10 +361,8 @@ async fn a_role_change_takes_effect_on_live_sessions_of_every_instance() {
 /// and kept alive by use (its expiry slid past the login's token TTL).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn revoking_an_admin_reaches_a_session_slid_far_past_its_login() {
-    let app = TestApp::spawn_with(Options { worker: false }, |s| {
-        s.auth.session_cache_ms = std::time::Duration::from_millis(1)
-    })
-    .await;
+    let app =
+        TestApp::spawn_with(Options { worker: false }, |s| s.auth.session_cache_ms = Duration::from_millis(1)).await;
     let auth = app.state.auth.clone();
     let phone = cityhub_core::auth::Phone::parse("13800000079").unwrap();
     let (_, token) = app.login(phone.as_str()).await;
@@ -393,10 +389,8 @@ async fn revoking_an_admin_reaches_a_session_slid_far_past_its_login() {
 /// keep the old role: not in its answer, not in Redis, not on any read.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_login_racing_a_revoke_cannot_keep_the_old_role() {
-    let app = TestApp::spawn_with(Options { worker: false }, |s| {
-        s.auth.session_cache_ms = std::time::Duration::from_millis(1)
-    })
-    .await;
+    let app =
+        TestApp::spawn_with(Options { worker: false }, |s| s.auth.session_cache_ms = Duration::from_millis(1)).await;
     let auth = app.state.auth.clone();
     let phone = cityhub_core::auth::Phone::parse("13800000080").unwrap();
     auth.register(&phone).await.unwrap();
@@ -421,7 +415,7 @@ async fn sessions_outlive_redis_losing_them_and_a_stale_copy_never_revives_a_log
     let url = redis.url();
     let app = TestApp::spawn_with(Options { worker: false }, |s| {
         s.redis.url = Secret::new(url);
-        s.auth.session_cache_ms = std::time::Duration::from_millis(1);
+        s.auth.session_cache_ms = Duration::from_millis(1);
     })
     .await;
     let (_, gone) = app.login("13800000081").await;

@@ -81,7 +81,7 @@ async fn readers_that_must_not_see_stale_data_wait_for_one_load_and_get_the_new_
 async fn values_that_never_change_are_served_expired_while_their_source_is_down_and_fresh_once_it_is_back() {
     let mut env = TestEnv::new();
     env.settings.cache.jitter_percent = 0;
-    env.settings.cache.wait_ms = std::time::Duration::from_millis(500);
+    env.settings.cache.wait_ms = Duration::from_millis(500);
     let kv = env.kv().await;
     let caches = Caches::new(&kv, &env.settings.cache);
     let (value, down) = (Arc::new(AtomicU64::new(1)), Arc::new(AtomicBool::new(false)));

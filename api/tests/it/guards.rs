@@ -306,7 +306,7 @@ async fn no_token_code_or_secret_reaches_the_logs() {
     let (status, won) = app.seckill(&token, voucher).await;
     assert_eq!(status, 202, "{won}");
     let order: u64 = won["order_id"].as_str().unwrap().parse().unwrap();
-    app.wait_for_orders(voucher, 1, std::time::Duration::from_secs(30)).await;
+    app.wait_for_orders(voucher, 1, Duration::from_secs(30)).await;
     let txn = app.start_payment(&token, order).await;
     assert_eq!(app.paid_callback(&txn, order, 5000).await.0, 200);
     assert_eq!(app.admin_close(Some(&admin), order).await.0, 200);

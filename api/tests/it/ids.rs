@@ -16,8 +16,8 @@ use crate::app::{accepted, Options, TestApp};
 async fn a_lost_lease_makes_seckill_answer_503_until_it_is_held_again_and_no_id_repeats() {
     let mut app = TestApp::spawn_with(Options { worker: false }, |s| {
         s.ids.node_id = Some(7);
-        s.ids.lease_window_ms = std::time::Duration::from_millis(300);
-        s.ids.lease_ttl_ms = std::time::Duration::from_millis(3000);
+        s.ids.lease_window_ms = Duration::from_millis(300);
+        s.ids.lease_ttl_ms = Duration::from_millis(3000);
     })
     .await;
     let voucher = app.on_sale(200).await;

@@ -14,7 +14,7 @@ async fn admin_close_needs_an_admin_releases_the_unit_once_and_is_idempotent() {
     // No sold-out memory: the unit released below is for sale at once.
     let app = TestApp::spawn_with(Options { worker: true }, |s| {
         s.payments.callback_url = "http://127.0.0.1:9/".into();
-        s.seckill.sold_out_cache_ms = std::time::Duration::from_millis(0);
+        s.seckill.sold_out_cache_ms = Duration::from_millis(0);
     })
     .await;
     let voucher = app.on_sale(2).await;
@@ -63,8 +63,8 @@ async fn admin_close_needs_an_admin_releases_the_unit_once_and_is_idempotent() {
 async fn an_unpaid_order_past_its_timeout_reads_closed_and_cannot_be_paid() {
     let app = TestApp::spawn_with(Options { worker: true }, |s| {
         s.payments.callback_url = "http://127.0.0.1:9/".into();
-        s.orders.payment_timeout_secs = std::time::Duration::from_secs(1);
-        s.orders.close_every_secs = std::time::Duration::from_secs(3600);
+        s.orders.payment_timeout_secs = Duration::from_secs(1);
+        s.orders.close_every_secs = Duration::from_secs(3600);
     })
     .await;
     let voucher = app.on_sale(5).await;
@@ -137,8 +137,8 @@ async fn a_hundred_payments_racing_closes_have_one_winner_each_and_stock_stays_r
 async fn an_order_stored_late_keeps_its_whole_payment_window() {
     let mut app = TestApp::spawn_with(Options { worker: false }, |s| {
         s.payments.callback_url = "http://127.0.0.1:9/".into();
-        s.orders.payment_timeout_secs = std::time::Duration::from_secs(4);
-        s.orders.close_every_secs = std::time::Duration::from_secs(1);
+        s.orders.payment_timeout_secs = Duration::from_secs(4);
+        s.orders.close_every_secs = Duration::from_secs(1);
     })
     .await;
     let voucher = app.on_sale(5).await;

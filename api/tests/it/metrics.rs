@@ -11,9 +11,7 @@ use crate::app::{eventually, Options, TestApp};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn metrics_show_requests_outcomes_publishes_and_consumption_during_a_sale() {
-    let app =
-        TestApp::spawn_with(Options { worker: true }, |s| s.mq.lag_sample_ms = std::time::Duration::from_millis(200))
-            .await;
+    let app = TestApp::spawn_with(Options { worker: true }, |s| s.mq.lag_sample_ms = Duration::from_millis(200)).await;
     let voucher = app.on_sale(5).await;
     let users = app.users(12).await;
     // One winner asks twice (already bought), then the rest sell it out.

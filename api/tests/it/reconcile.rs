@@ -18,9 +18,9 @@ use serde_json::Value;
 use crate::app::{accepted, Options, TestApp};
 
 fn quick(s: &mut cityhub_core::config::Settings) {
-    s.reconcile.grace_secs = std::time::Duration::from_secs(1);
+    s.reconcile.grace_secs = Duration::from_secs(1);
     // Only the tests' own runs reconcile.
-    s.reconcile.every_secs = std::time::Duration::from_secs(3600);
+    s.reconcile.every_secs = Duration::from_secs(3600);
 }
 
 async fn reconcile(app: &TestApp, voucher: u64) -> Value {

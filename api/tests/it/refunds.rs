@@ -13,7 +13,7 @@ use crate::app::{eventually, Options, TestApp};
 /// Callbacks go nowhere (the tests send them); the refund job runs every second.
 fn quiet(s: &mut cityhub_core::config::Settings) {
     s.payments.callback_url = "http://127.0.0.1:9/callback".into();
-    s.payments.refund_retry_secs = std::time::Duration::from_secs(1);
+    s.payments.refund_retry_secs = Duration::from_secs(1);
 }
 
 /// `(status, refund_move)` of payment `txn`.
@@ -75,7 +75,7 @@ async fn a_refund_that_crashed_after_the_provider_refunded_is_finished_once() {
     // The worker stores orders; its refund job stays out of the way.
     let app = TestApp::spawn_with(Options { worker: true }, |s| {
         quiet(s);
-        s.payments.refund_retry_secs = std::time::Duration::from_secs(3600);
+        s.payments.refund_retry_secs = Duration::from_secs(3600);
     })
     .await;
     let voucher = app.on_sale(5).await;
@@ -112,9 +112,9 @@ async fn a_losing_payment_whose_refund_fails_is_not_answered_duplicate_until_ref
     let app = TestApp::spawn_with(Options { worker: true }, |s| {
         quiet(s);
         s.payments.provider_refund_failures = 1;
-        s.payments.refund_retry_secs = std::time::Duration::from_secs(3600);
-        s.orders.payment_timeout_secs = std::time::Duration::from_secs(1);
-        s.orders.close_every_secs = std::time::Duration::from_secs(3600);
+        s.payments.refund_retry_secs = Duration::from_secs(3600);
+        s.orders.payment_timeout_secs = Duration::from_secs(1);
+        s.orders.close_every_secs = Duration::from_secs(3600);
     })
     .await;
     let voucher = app.on_sale(5).await;

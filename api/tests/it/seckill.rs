@@ -81,7 +81,7 @@ async fn when_the_broker_is_unreachable_the_shopper_gets_503_and_can_buy_once_it
     drop(spot);
     let app = TestApp::spawn_with(Options { worker: false }, |s| {
         s.mq.namesrv_addr = namesrv_addr.clone();
-        s.mq.send_timeout_ms = std::time::Duration::from_millis(1000);
+        s.mq.send_timeout_ms = Duration::from_millis(1000);
     })
     .await;
     let voucher = app.on_sale(5).await;
@@ -267,7 +267,7 @@ async fn a_shopper_who_hangs_up_mid_request_leaves_no_stranded_reservation() {
     });
     let app = TestApp::spawn_with(Options { worker: false }, |s| {
         s.mq.namesrv_addr = namesrv;
-        s.mq.send_timeout_ms = std::time::Duration::from_millis(4000);
+        s.mq.send_timeout_ms = Duration::from_millis(4000);
     })
     .await;
     let voucher = app.on_sale(5).await;

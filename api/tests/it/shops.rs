@@ -23,7 +23,7 @@ async fn thousand_reads(app: &TestApp, id: u64) -> Vec<Result<String, String>> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_thousand_reads_of_an_expired_shop_get_the_old_value_at_once_while_one_query_rebuilds_it() {
     let app = TestApp::spawn_with(Options { worker: false }, |s| {
-        s.shops.cache_ttl_secs = std::time::Duration::from_secs(1);
+        s.shops.cache_ttl_secs = Duration::from_secs(1);
         s.cache.jitter_percent = 0;
     })
     .await;
@@ -93,10 +93,8 @@ async fn a_thousand_reads_of_a_shop_that_does_not_exist_reach_mysql_at_most_once
 async fn after_an_admin_update_both_api_instances_serve_the_new_value_at_once() {
     // L1 would keep the old value for ten minutes: only the invalidation
     // message can make the second instance see the change in time.
-    let app = TestApp::spawn_with(Options { worker: false }, |s| {
-        s.cache.l1_ttl_ms = std::time::Duration::from_millis(600_000)
-    })
-    .await;
+    let app =
+        TestApp::spawn_with(Options { worker: false }, |s| s.cache.l1_ttl_ms = Duration::from_millis(600_000)).await;
     let second = app.second_instance().await;
     let id = app.admin_shop(json!({ "name": "Before", "type_id": 1 })).await;
     let path = format!("/shops/{id}");

@@ -19,7 +19,7 @@
 //!    rebuild counts its orders instead).
 //! 4. If a rule refuses the whole batch, each order is stored alone and only
 //!    the refused ones are parked ([`refused`]).
-//! 5. [`after_failure`]: any other failure is tried again **in place**, never
+//! 5. [`after_batch_failure`], [`after_message_failure`]: any other failure is tried again **in place**, never
 //!    handed back to the broker (a message handed back leaves the order
 //!    topic, out of sight of the "nothing in flight" signal the reconciler's
 //!    rebuild waits for). While Redis or MySQL cannot be reached the whole
@@ -99,15 +99,24 @@ pub enum Retry {
     GiveUp,
 }
 
-/// Rule 5: the next step after a try failed. `alone` when the try was of one
-/// message already; `failing_for` is how long that message has been failing.
-pub fn after_failure(outage: bool, alone: bool, failing_for: Duration, give_up_after: Duration) -> Retry {
-    match (alone, outage) {
-        (false, true) => Retry::Batch,
-        (false, false) => Retry::OneByOne,
-        (true, true) => Retry::Message,
-        (true, false) if failing_for >= give_up_after => Retry::GiveUp,
-        (true, false) => Retry::Message,
+/// Rule 5, for a whole batch: wait and try it again while Redis or MySQL
+/// is unreachable, else try its messages one by one.
+pub fn after_batch_failure(outage: bool) -> Retry {
+    if outage {
+        Retry::Batch
+    } else {
+        Retry::OneByOne
+    }
+}
+
+/// Rule 5, for one message that has been failing for `failing_for`: an
+/// outage is waited out however long it lasts; an error gives up after
+/// `give_up_after`.
+pub fn after_message_failure(outage: bool, failing_for: Duration, give_up_after: Duration) -> Retry {
+    if !outage && failing_for >= give_up_after {
+        Retry::GiveUp
+    } else {
+        Retry::Message
     }
 }
 
@@ -159,11 +168,11 @@ mod tests {
     #[test]
     fn an_outage_holds_the_batch_and_never_gives_up_while_an_error_goes_one_by_one_then_gives_up() {
         let (give_up, long, short) = (Duration::from_secs(60), Duration::from_secs(61), Duration::from_secs(1));
-        assert_eq!(after_failure(true, false, long, give_up), Retry::Batch);
-        assert_eq!(after_failure(false, false, short, give_up), Retry::OneByOne);
-        assert_eq!(after_failure(false, true, short, give_up), Retry::Message);
-        assert_eq!(after_failure(false, true, long, give_up), Retry::GiveUp);
+        assert_eq!(after_batch_failure(true), Retry::Batch);
+        assert_eq!(after_batch_failure(false), Retry::OneByOne);
+        assert_eq!(after_message_failure(false, short, give_up), Retry::Message);
+        assert_eq!(after_message_failure(false, long, give_up), Retry::GiveUp);
         // However long Redis or MySQL stays away, an accepted order is not parked.
-        assert_eq!(after_failure(true, true, Duration::from_secs(86_400), give_up), Retry::Message);
+        assert_eq!(after_message_failure(true, Duration::from_secs(86_400), give_up), Retry::Message);
     }
 }

@@ -43,7 +43,6 @@ use cityhub_platform::cache::CacheError;
 use cityhub_platform::ids::{IdError, OrderIds};
 use cityhub_platform::mq::publisher::{BatchPublisher, PublishError};
 use cityhub_platform::ratelimit::{Limit, Rules, Subject};
-use cityhub_platform::retry::Backoff;
 use redis::AsyncCommands;
 use tokio_util::task::TaskTracker;
 
@@ -253,19 +252,19 @@ impl Seckill {
     /// still cannot be reached, keeps retrying in a tracked background task
     /// and answers `None`.
     async fn revoke(self: &Arc<Self>, voucher_id: u64, user_id: u64, order_id: u64) -> Option<Revoke> {
-        let mut backoff = Backoff::new(Duration::from_millis(50), Duration::from_millis(800));
+        let mut delay = Duration::from_millis(50);
         for _ in 0..3 {
             match scripts::revoke(&self.kv, voucher_id, user_id, order_id).await {
                 Ok(outcome) => return Some(outcome),
                 Err(err) => tracing::warn!(order_id, error = %err, "cannot revoke a reservation yet"),
             }
-            backoff.sleep().await;
+            tokio::time::sleep(delay).await;
+            delay *= 4;
         }
         let this = Arc::clone(self);
         self.tasks.spawn(async move {
-            let mut backoff = Backoff::new(Duration::from_secs(1), Duration::from_secs(1));
             for _ in 0..REVOKE_RETRIES {
-                backoff.sleep().await;
+                tokio::time::sleep(Duration::from_secs(1)).await;
                 if let Ok(outcome) = scripts::revoke(&this.kv, voucher_id, user_id, order_id).await {
                     tracing::info!(order_id, ?outcome, "reservation revoked after retries");
                     return;
@@ -277,7 +276,7 @@ impl Seckill {
     }
 }
 
-/// Background revocation attempts, about one a second, before giving up (see the open window above).
+/// Background revocation attempts, one a second, before giving up (see the open window above).
 const REVOKE_RETRIES: u32 = 30;
 
 /// Why Redis has no current keys for a voucher MySQL knows: its sale has

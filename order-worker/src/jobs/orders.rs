@@ -364,7 +364,7 @@ impl OrderHandler {
                     break;
                 };
                 let failing_for = first_failure.elapsed();
-                if intake::after_failure(outage, true, failing_for, self.give_up_after) == Retry::GiveUp {
+                if intake::after_message_failure(outage, failing_for, self.give_up_after) == Retry::GiveUp {
                     let order_id = serde_json::from_slice::<OrderMessage>(&delivery.body).ok().map(|o| o.order_id);
                     let detail = format!("gave up after {failing_for:?} of failures: {why}");
                     match self.park(delivery, Refusal::GaveUp, order_id, &detail).await {
@@ -399,9 +399,7 @@ impl BatchHandler for OrderHandler {
                         self.stats.held_batches.fetch_add(1, Ordering::Relaxed);
                         metrics::counter!(m::CONSUMER_HELD_BATCHES, "topic" => self.topic.clone()).increment(1);
                     }
-                    if intake::after_failure(failure.outage, false, Duration::ZERO, self.give_up_after)
-                        == Retry::OneByOne
-                    {
+                    if intake::after_batch_failure(failure.outage) == Retry::OneByOne {
                         tracing::warn!(error = %failure.why, size = batch.len(), "batch failed; trying its messages one by one");
                         break self.one_by_one(&batch).await;
                     }

@@ -136,7 +136,7 @@ impl Harness {
 
     pub async fn shutdown(mut self) {
         if let Some(worker) = self.worker.take() {
-            worker.shutdown(std::time::Duration::from_secs(30)).await.unwrap();
+            worker.shutdown(Duration::from_secs(30)).await.unwrap();
         }
         self.seckill.drain(Duration::from_secs(10)).await;
         if let Some(lease) = self.lease.take() {

@@ -160,7 +160,7 @@ async fn an_order_whose_insert_fails_after_confirm_is_stored_once_the_fault_clea
 async fn a_message_failing_to_its_last_delivery_is_parked_counted_and_replayed_once_fixed() {
     let h = Harness::start(true, |s| {
         s.worker.db_attempts = 1;
-        s.mq.give_up_after_secs = std::time::Duration::from_secs(2);
+        s.mq.give_up_after_secs = Duration::from_secs(2);
     })
     .await;
     let voucher = h.voucher(5).await;

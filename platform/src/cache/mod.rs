@@ -46,7 +46,6 @@ pub use invalidate::Invalidations;
 use crate::config::CacheSettings;
 use crate::kv::Kv;
 use crate::metrics as m;
-use crate::retry::Backoff;
 
 /// How long a caller that found the rebuild lock taken waits between looks.
 const RETRY: Duration = Duration::from_millis(20);
@@ -313,9 +312,8 @@ where
         tracing::warn!(cache = self.inner.spec.name, %key, error = %err, "cannot refresh a changed entry; retrying");
         let (this, key) = (self.clone(), key.clone());
         tokio::spawn(async move {
-            let mut backoff = Backoff::new(Duration::from_millis(200), Duration::from_secs(5));
-            for _ in 0..10 {
-                backoff.sleep().await;
+            for attempt in 1..=10u32 {
+                tokio::time::sleep(Duration::from_millis(200) * attempt).await;
                 if this.refresh(&key).await.is_ok() {
                     return;
                 }
