@@ -58,20 +58,21 @@ where
 }
 
 /// A page cursor: the last id of the previous page, as decimal digits.
-pub fn cursor(raw: Option<&str>) -> Result<Option<u64>, ApiError> {
+pub fn cursor<Id: From<u64>>(raw: Option<&str>) -> Result<Option<Id>, ApiError> {
     match raw {
         None => Ok(None),
         Some(raw) => match raw.parse::<u64>() {
-            Ok(id) if id > 0 && raw.bytes().all(|b| b.is_ascii_digit()) => Ok(Some(id)),
+            Ok(id) if id > 0 && raw.bytes().all(|b| b.is_ascii_digit()) => Ok(Some(Id::from(id))),
             _ => Err(ApiError::bad_request("invalid_query", format!("cursor {raw:?} is not an id"))),
         },
     }
 }
 
-/// A positive 64-bit id from the route's single path parameter; anything else is 400.
-pub struct PathId(pub u64);
+/// A positive 64-bit id from the route's single path parameter, typed as
+/// the route says (`PathId<OrderId>`); anything else is 400.
+pub struct PathId<Id>(pub Id);
 
-impl<S: Send + Sync> FromRequestParts<S> for PathId {
+impl<S: Send + Sync, Id: From<u64>> FromRequestParts<S> for PathId<Id> {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
@@ -79,7 +80,7 @@ impl<S: Send + Sync> FromRequestParts<S> for PathId {
             .await
             .map_err(|e| ApiError::bad_request("invalid_path", e.body_text()))?;
         match raw.parse::<u64>() {
-            Ok(id) if id > 0 && raw.bytes().all(|b| b.is_ascii_digit()) => Ok(Self(id)),
+            Ok(id) if id > 0 && raw.bytes().all(|b| b.is_ascii_digit()) => Ok(Self(Id::from(id))),
             _ => Err(ApiError::bad_request("invalid_path", format!("{raw:?} is not a valid id"))),
         }
     }

@@ -4,7 +4,7 @@
 //! seckill requests with `concurrency` in flight (request i is user
 //! i mod users), waits for the worker to drain, and checks the exact set of
 //! 202 answers against MySQL and Redis with the shared checker
-//! ([`cityhub_core::invariants`]).
+//! ([`cityhub_testkit::invariants`]).
 
 use std::time::{Duration, Instant};
 
@@ -17,7 +17,9 @@ use sqlx::MySqlPool;
 
 use cityhub_core::auth::Issued;
 use cityhub_core::config::Settings;
-use cityhub_core::invariants::{self, Accepted, Check, Scope};
+use cityhub_core::VoucherId;
+use cityhub_core::{OrderId, ShopId, UserId};
+use cityhub_testkit::invariants::{self, Accepted, Check, Scope};
 
 /// What to fire.
 #[derive(Debug, Clone, clap::Args)]
@@ -51,7 +53,7 @@ pub struct Plan {
 /// Everything a run measured.
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
-    pub voucher_id: u64,
+    pub voucher_id: VoucherId,
     pub requests: usize,
     pub accepted: usize,
     pub sold_out: usize,
@@ -77,7 +79,7 @@ impl Report {
 }
 
 enum Outcome {
-    Accepted(u64),
+    Accepted(OrderId),
     SoldOut,
     AlreadyBought,
     Error,
@@ -98,7 +100,7 @@ fn bar(quiet: bool, len: u64, what: &str) -> ProgressBar {
 
 /// Runs the reconciler once through the API (`POST /admin/reconcile/{id}`)
 /// after the drain: it must find Redis and MySQL consistent.
-async fn reconciler_verdict(settings: &Settings, plan: &Plan, voucher_id: u64) -> anyhow::Result<Check> {
+async fn reconciler_verdict(settings: &Settings, plan: &Plan, voucher_id: VoucherId) -> anyhow::Result<Check> {
     let (status, report) = reconcile_now(settings, &plan.api, voucher_id).await?;
     let verdict = report["verdict"].as_str().unwrap_or("unknown").to_owned();
     let differences = report["differences"].as_array().map_or(0, Vec::len);
@@ -114,7 +116,7 @@ async fn reconciler_verdict(settings: &Settings, plan: &Plan, voucher_id: u64) -
 pub async fn reconcile_now(
     settings: &Settings,
     api: &str,
-    voucher_id: u64,
+    voucher_id: VoucherId,
 ) -> anyhow::Result<(reqwest::StatusCode, serde_json::Value)> {
     let url = format!("{api}/admin/reconcile/{voucher_id}");
     let admin = crate::admin::operator_token(settings).await?;
@@ -167,7 +169,7 @@ pub async fn run(settings: &Settings, plan: &Plan) -> anyhow::Result<Report> {
 }
 
 /// Fires `plan.requests` seckill requests at `voucher_id`, `plan.concurrency` at a time.
-pub async fn stampede(plan: &Plan, voucher_id: u64, users: &[Issued]) -> anyhow::Result<Stampede> {
+pub async fn stampede(plan: &Plan, voucher_id: VoucherId, users: &[Issued]) -> anyhow::Result<Stampede> {
     let http = reqwest::Client::builder().pool_max_idle_per_host(plan.concurrency).build()?;
     let progress = bar(plan.quiet, plan.requests as u64, "stampede");
     let url = format!("{}/vouchers/{voucher_id}/seckill", plan.api);
@@ -201,7 +203,7 @@ pub async fn stampede(plan: &Plan, voucher_id: u64, users: &[Issued]) -> anyhow:
 /// Waits until `expected` orders of `voucher_id` are in MySQL (or `timeout`); returns the wait.
 pub async fn drain(
     db: &MySqlPool,
-    voucher_id: u64,
+    voucher_id: VoucherId,
     expected: usize,
     timeout: Duration,
     quiet: bool,
@@ -220,7 +222,7 @@ pub async fn drain(
     Ok(started.elapsed())
 }
 
-async fn fire(http: &reqwest::Client, url: &str, user: &Issued) -> (u64, Outcome, Duration) {
+async fn fire(http: &reqwest::Client, url: &str, user: &Issued) -> (UserId, Outcome, Duration) {
     let started = Instant::now();
     let outcome = match http.post(url).bearer_auth(&user.token).send().await {
         Ok(r) if r.status() == 202 => match r.json::<serde_json::Value>().await {
@@ -240,7 +242,7 @@ async fn fire(http: &reqwest::Client, url: &str, user: &Issued) -> (u64, Outcome
 }
 
 /// Creates a shop and a seckill voucher of `plan.stock` units, on sale now, through the admin API.
-pub async fn create_voucher(settings: &Settings, plan: &Plan) -> anyhow::Result<u64> {
+pub async fn create_voucher(settings: &Settings, plan: &Plan) -> anyhow::Result<VoucherId> {
     let http = reqwest::Client::new();
     let admin = crate::admin::operator_token(settings).await?;
     let r = http
@@ -252,7 +254,7 @@ pub async fn create_voucher(settings: &Settings, plan: &Plan) -> anyhow::Result<
         .context("create the shop")?;
     anyhow::ensure!(r.status().is_success(), "creating the shop answered {}", r.status());
     let shop: serde_json::Value = r.json().await?;
-    let shop: u64 = shop["id"].as_str().context("shop id")?.parse()?;
+    let shop: ShopId = shop["id"].as_str().context("shop id")?.parse()?;
     let now = chrono::Utc::now();
     let body = serde_json::json!({
         "shop_id": shop, "title": "flash sale", "pay_value": 100, "actual_value": 1000, "stock": plan.stock,
@@ -270,7 +272,7 @@ pub async fn create_voucher(settings: &Settings, plan: &Plan) -> anyhow::Result<
     created["id"].as_str().and_then(|id| id.parse().ok()).context("voucher id")
 }
 
-pub async fn order_count(db: &MySqlPool, voucher_id: u64) -> anyhow::Result<i64> {
+pub async fn order_count(db: &MySqlPool, voucher_id: VoucherId) -> anyhow::Result<i64> {
     Ok(sqlx::query_scalar("SELECT COUNT(*) FROM orders WHERE voucher_id = ?").bind(voucher_id).fetch_one(db).await?)
 }
 

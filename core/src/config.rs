@@ -319,6 +319,14 @@ pub struct WorkerSettings {
     #[serde(with = "secs")]
     #[validate(custom(function = "positive"))]
     pub shutdown_deadline_secs: Duration,
+    /// How long a restarted job waits before its first new run, doubling
+    /// up to `job_restart_max_secs` while it keeps ending.
+    #[serde(with = "millis")]
+    #[validate(custom(function = "positive"))]
+    pub job_restart_first_ms: Duration,
+    #[serde(with = "secs")]
+    #[validate(custom(function = "positive"))]
+    pub job_restart_max_secs: Duration,
 }
 
 impl Settings {

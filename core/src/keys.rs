@@ -6,30 +6,32 @@
 
 use cityhub_platform::kv::Keys;
 
+use crate::ids::{OrderId, ShopId, UserId, VoucherId};
+
 pub trait CityKeys {
     /// Hash `stock`, `begin_ms`, `end_ms`, `pay_value`: the live seckill state,
     /// preloaded when the voucher is created. Written by `seckill.lua`.
-    fn seckill_voucher(&self, voucher_id: u64) -> String;
+    fn seckill_voucher(&self, voucher_id: VoucherId) -> String;
     /// Hash user id -> reservation: `<id>` reserved, `<id>:c` confirmed by the
     /// worker, `<id>:r` released (see `seckill::scripts`).
-    fn seckill_buyers(&self, voucher_id: u64) -> String;
+    fn seckill_buyers(&self, voucher_id: VoucherId) -> String;
     /// Sorted set with a TTL: one subject's recent seckill attempts on a
     /// voucher (`subject` is `user`, `ip` or `global`), the window of
     /// `limits.seckill`, counted by `seckill.lua`.
-    fn seckill_limit(&self, voucher_id: u64, subject: &str, value: &str) -> String;
+    fn seckill_limit(&self, voucher_id: VoucherId, subject: &str, value: &str) -> String;
     /// Set of the stock-release event ids `stock_release.lua` applied, so a
     /// redelivered event gives nothing back twice.
-    fn seckill_released(&self, voucher_id: u64) -> String;
+    fn seckill_released(&self, voucher_id: VoucherId) -> String;
     /// Set of the order ids whose reservation `seckill_revoke.lua` undid:
     /// their shoppers were told 503, so a late message of one is refused as
     /// revoked even after the buyer bought again.
-    fn seckill_revoked(&self, voucher_id: u64) -> String;
+    fn seckill_revoked(&self, voucher_id: VoucherId) -> String;
     /// Hash with a TTL: buyers a rebuild stages before `seckill_rebuild.lua`
     /// moves them into place (`token` is the rebuild's own).
-    fn seckill_staged(&self, voucher_id: u64, token: &str) -> String;
+    fn seckill_staged(&self, voucher_id: VoucherId, token: &str) -> String;
     /// String [`PendingOrder`](crate::seckill::PendingOrder) with a TTL: an
     /// accepted order the worker has not stored yet, so its owner can see it as `queued`.
-    fn pending_order(&self, order_id: u64) -> String;
+    fn pending_order(&self, order_id: OrderId) -> String;
     /// GEO set of the shops of one type with a position (member: shop id),
     /// plus the member `-` that marks an index built from MySQL (see `shops::geo`).
     fn shop_geo(&self, type_id: u64) -> String;
@@ -37,19 +39,19 @@ pub trait CityKeys {
     fn shop_geo_lock(&self, type_id: u64) -> String;
     /// HyperLogLog of the signed-in users who read a shop on one day (UTC),
     /// expiring `shops.uv_retention_days` after it.
-    fn shop_visitors(&self, shop_id: u64, day: chrono::NaiveDate) -> String;
+    fn shop_visitors(&self, shop_id: ShopId, day: chrono::NaiveDate) -> String;
     /// Sorted set: one of a user's follow lists (`list` is `followings` or
     /// `followers`), member the other user's id, score the follow time in ms,
     /// plus the marker `-` at 0 that says it was built from MySQL (see
     /// `social::lists`). Written by `social_apply.lua`, rebuilt by readers.
-    fn follow_list(&self, user_id: u64, list: &str) -> String;
+    fn follow_list(&self, user_id: UserId, list: &str) -> String;
     /// String with a TTL: the lock of whoever rebuilds a follow list.
-    fn follow_list_lock(&self, user_id: u64, list: &str) -> String;
+    fn follow_list_lock(&self, user_id: UserId, list: &str) -> String;
     /// Hash `followers`, `followings`: a user's counts, written by the follow
     /// consumer and the count correction, filled by readers when missing.
-    fn follow_counts(&self, user_id: u64) -> String;
+    fn follow_counts(&self, user_id: UserId) -> String;
     /// String (JSON) with a TTL: a user's computed recommendations.
-    fn recommendations(&self, user_id: u64) -> String;
+    fn recommendations(&self, user_id: UserId) -> String;
     /// String: the login code sent to a phone, with a TTL. Every key of a
     /// phone's login carries the phone's hash tag (one script touches them).
     fn login_code(&self, phone: &str) -> String;
@@ -93,31 +95,31 @@ fn strike_name(kind: Strike) -> &'static str {
 }
 
 impl CityKeys for Keys {
-    fn seckill_voucher(&self, voucher_id: u64) -> String {
+    fn seckill_voucher(&self, voucher_id: VoucherId) -> String {
         self.key(format_args!("seckill:{{{voucher_id}}}:voucher"))
     }
 
-    fn seckill_buyers(&self, voucher_id: u64) -> String {
+    fn seckill_buyers(&self, voucher_id: VoucherId) -> String {
         self.key(format_args!("seckill:{{{voucher_id}}}:buyers"))
     }
 
-    fn seckill_limit(&self, voucher_id: u64, subject: &str, value: &str) -> String {
+    fn seckill_limit(&self, voucher_id: VoucherId, subject: &str, value: &str) -> String {
         self.key(format_args!("seckill:{{{voucher_id}}}:limit:{subject}:{value}"))
     }
 
-    fn seckill_released(&self, voucher_id: u64) -> String {
+    fn seckill_released(&self, voucher_id: VoucherId) -> String {
         self.key(format_args!("seckill:{{{voucher_id}}}:released"))
     }
 
-    fn seckill_revoked(&self, voucher_id: u64) -> String {
+    fn seckill_revoked(&self, voucher_id: VoucherId) -> String {
         self.key(format_args!("seckill:{{{voucher_id}}}:revoked"))
     }
 
-    fn seckill_staged(&self, voucher_id: u64, token: &str) -> String {
+    fn seckill_staged(&self, voucher_id: VoucherId, token: &str) -> String {
         self.key(format_args!("seckill:{{{voucher_id}}}:staged:{token}"))
     }
 
-    fn pending_order(&self, order_id: u64) -> String {
+    fn pending_order(&self, order_id: OrderId) -> String {
         self.key(format_args!("order:{order_id}:pending"))
     }
 
@@ -129,23 +131,23 @@ impl CityKeys for Keys {
         self.key(format_args!("shops:geo:{type_id}:lock"))
     }
 
-    fn shop_visitors(&self, shop_id: u64, day: chrono::NaiveDate) -> String {
+    fn shop_visitors(&self, shop_id: ShopId, day: chrono::NaiveDate) -> String {
         self.key(format_args!("shop:{{{shop_id}}}:uv:{}", day.format("%Y%m%d")))
     }
 
-    fn follow_list(&self, user_id: u64, list: &str) -> String {
+    fn follow_list(&self, user_id: UserId, list: &str) -> String {
         self.key(format_args!("social:{{{user_id}}}:{list}"))
     }
 
-    fn follow_list_lock(&self, user_id: u64, list: &str) -> String {
+    fn follow_list_lock(&self, user_id: UserId, list: &str) -> String {
         self.key(format_args!("social:{{{user_id}}}:{list}:lock"))
     }
 
-    fn follow_counts(&self, user_id: u64) -> String {
+    fn follow_counts(&self, user_id: UserId) -> String {
         self.key(format_args!("social:{{{user_id}}}:counts"))
     }
 
-    fn recommendations(&self, user_id: u64) -> String {
+    fn recommendations(&self, user_id: UserId) -> String {
         self.key(format_args!("social:{{{user_id}}}:recommendations"))
     }
 
@@ -193,7 +195,7 @@ mod tests {
     #[test]
     fn keys_of_one_voucher_share_a_hash_tag() {
         let k = Keys::new("t:");
-        assert_eq!(k.seckill_voucher(42), "t:seckill:{42}:voucher");
-        assert_eq!(k.seckill_buyers(42), "t:seckill:{42}:buyers");
+        assert_eq!(k.seckill_voucher(VoucherId(42)), "t:seckill:{42}:voucher");
+        assert_eq!(k.seckill_buyers(VoucherId(42)), "t:seckill:{42}:buyers");
     }
 }

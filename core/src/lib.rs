@@ -2,6 +2,7 @@
 //! `cityhub-platform` (which never depends on this crate).
 //!
 //! - [`config`]: the whole configuration, defaults written once.
+//! - [`ids`]: the typed ids ([`UserId`], [`VoucherId`], [`OrderId`], [`ShopId`]).
 //! - [`kv`], [`keys`]: the Redis handle with every business script loaded,
 //!   and every business key.
 //! - [`auth`]: phone-code login, lockouts, sessions, roles.
@@ -17,7 +18,6 @@
 //!   GEO indexes, admin writes, unique visitors.
 //! - [`social`]: follows, blocks, the follow consumer's projection, lists,
 //!   friends, recommendations and count correction.
-//! - [`invariants`]: the seckill invariants of a sale, against the exact 202s.
 //! - [`metrics`]: the names of the business metrics.
 //! - [`services`]: the composition root: every service built once from the
 //!   settings, and the one place that knows every domain's scripts.
@@ -25,7 +25,7 @@
 
 pub mod auth;
 pub mod config;
-pub mod invariants;
+pub mod ids;
 pub mod keys;
 pub mod kv;
 pub mod metrics;
@@ -38,9 +38,7 @@ pub mod shops;
 pub mod social;
 pub mod vouchers;
 
-#[cfg(feature = "testkit")]
-pub mod testkit;
-
+pub use ids::{OrderId, ShopId, UserId, VoucherId};
 pub use services::{connect_redis, Services};
 
 #[cfg(test)]

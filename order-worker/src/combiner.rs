@@ -12,6 +12,7 @@ use std::collections::HashSet;
 
 use cityhub_core::orders::store::{store_batch, StoreError, Stored};
 use cityhub_core::seckill::OrderMessage;
+use cityhub_core::{OrderId, UserId, VoucherId};
 use sqlx::MySqlPool;
 use tokio::sync::{mpsc, oneshot};
 
@@ -73,8 +74,12 @@ async fn run(mut rx: mpsc::Receiver<Job>, db: MySqlPool, max_rows: usize) {
 
 /// The part of a combined result that belongs to `orders`; an id inserted
 /// once is credited to the first batch that carried it.
-fn share(inserted: &mut HashSet<u64>, conflicts: &HashSet<(u64, u64, u64)>, orders: &[OrderMessage]) -> Stored {
-    let mine: HashSet<u64> = orders.iter().map(|o| o.order_id).filter(|id| inserted.remove(id)).collect();
+fn share(
+    inserted: &mut HashSet<OrderId>,
+    conflicts: &HashSet<(OrderId, UserId, VoucherId)>,
+    orders: &[OrderMessage],
+) -> Stored {
+    let mine: HashSet<OrderId> = orders.iter().map(|o| o.order_id).filter(|id| inserted.remove(id)).collect();
     let keys = orders.iter().map(|o| (o.order_id, o.user_id, o.voucher_id));
     let conflicted = keys.clone().filter(|key| conflicts.contains(key)).count();
     let conflicts = keys.filter(|key| conflicts.contains(key)).collect();

@@ -20,10 +20,8 @@ use std::time::Duration;
 use anyhow::Context;
 use cityhub_core::config::Settings;
 use cityhub_core::Services;
-use cityhub_platform::jobs::{Health, Jobs};
+use cityhub_platform::jobs::{Health, Jobs, Restarts};
 use cityhub_platform::mq::ClientRuntime;
-
-pub use jobs::orders::WorkerStats;
 
 /// Connects MySQL and Redis, serves the ops listener and runs every job
 /// until `shutdown` resolves; then lets each finish its in-flight work.
@@ -59,7 +57,6 @@ pub async fn run(
 /// The running jobs.
 pub struct Worker {
     jobs: Jobs,
-    stats: Arc<WorkerStats>,
 }
 
 impl Worker {
@@ -67,9 +64,9 @@ impl Worker {
     pub async fn start(services: &Services, mq: &Arc<ClientRuntime>) -> anyhow::Result<Self> {
         use jobs::*;
         let (settings, db, kv) = (&services.settings, services.db.clone(), services.kv.clone());
-        let mut jobs = Jobs::new();
-        let stats = Arc::new(WorkerStats::default());
-        let orders = orders::start(settings, mq, db.clone(), kv.clone(), Arc::clone(&stats)).await?;
+        let w = &settings.worker;
+        let mut jobs = Jobs::restarting(Restarts { first: w.job_restart_first_ms, max: w.job_restart_max_secs });
+        let orders = orders::start(settings, mq, db.clone(), kv.clone()).await?;
         jobs.spawn(orders::OrdersJob::new(orders));
         jobs.spawn(outbox_relay::RelayJob::start(settings, mq, db.clone()).await?);
         jobs.spawn(stock_release::ReleaseJob::start(settings, mq, db.clone(), kv.clone()).await?);
@@ -79,12 +76,7 @@ impl Worker {
         jobs.spawn(refunds::RefundJob::new(services)?);
         jobs.spawn(follow_counts::CountJob::new(settings, db, kv));
         jobs.spawn(shop_bloom::BloomJob::new(services));
-        Ok(Self { jobs, stats })
-    }
-
-    /// What the order consumer did so far.
-    pub fn stats(&self) -> Arc<WorkerStats> {
-        Arc::clone(&self.stats)
+        Ok(Self { jobs })
     }
 
     /// Which jobs are down, for `/healthz`.

@@ -79,22 +79,31 @@ pub struct Jobs {
     fatal: CancellationToken,
     health: Health,
     running: Arc<Mutex<BTreeSet<&'static str>>>,
-    first_pause: Option<Duration>,
+    restarts: Restarts,
 }
 
-/// How long a restarted job waits before its first new run, at least.
-const RESTART_FIRST: Duration = Duration::from_secs(1);
-/// How long a job that keeps ending waits between runs, at most.
-const RESTART_MAX: Duration = Duration::from_secs(60);
+/// How a job declared [`OnExit::Restart`] is restarted: after `first`,
+/// doubling (with jitter) up to `max` while it keeps ending.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Restarts {
+    pub first: Duration,
+    pub max: Duration,
+}
+
+impl Default for Restarts {
+    fn default() -> Self {
+        Self { first: Duration::from_secs(1), max: Duration::from_secs(60) }
+    }
+}
 
 impl Jobs {
     pub fn new() -> Self {
         Self::default()
     }
 
-    /// The same, restarting jobs after `first` (doubling) instead of 1 s.
-    pub fn with_restart_pause(first: Duration) -> Self {
-        Self { first_pause: Some(first), ..Self::default() }
+    /// Jobs restarted as `restarts` says.
+    pub fn restarting(restarts: Restarts) -> Self {
+        Self { restarts, ..Self::default() }
     }
 
     /// What `/healthz` reads.
@@ -113,11 +122,11 @@ impl Jobs {
         let job = Arc::new(job);
         let (stop, fatal, health, running) =
             (self.stop.clone(), self.fatal.clone(), self.health.clone(), Arc::clone(&self.running));
-        let first = self.first_pause.unwrap_or(RESTART_FIRST);
+        let Restarts { first, max } = self.restarts;
         metrics::counter!(m::JOB_EXITS, "job" => J::NAME).increment(0);
         running.lock().expect("jobs lock").insert(J::NAME);
         self.set.spawn(async move {
-            let mut backoff = Backoff::new(first, RESTART_MAX.max(first));
+            let mut backoff = Backoff::new(first, max.max(first));
             let outcome = loop {
                 health.set(J::NAME, true);
                 tracing::info!(job = J::NAME, "job started");

@@ -15,6 +15,7 @@ use crate::error::doc::AuthErrors;
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::{Admin, PathId};
 use crate::state::AppState;
+use cityhub_core::{OrderId, VoucherId};
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(close)).routes(routes!(last_report, reconcile_now))
@@ -39,10 +40,10 @@ pub struct ClosedOrder {
         (status = 404, description = "No such order (`order_not_found`)", body = ErrorBody),
         (status = 409, description = "Accepted but not stored yet (`order_not_stored_yet`)", body = ErrorBody),
         (status = 503, description = "A dependency is unavailable", body = ErrorBody)))]
-#[tracing::instrument(skip_all, fields(order_id = id))]
+#[tracing::instrument(skip_all, fields(order_id = %id))]
 async fn close(
     _admin: Admin,
-    PathId(id): PathId,
+    PathId(id): PathId<OrderId>,
     State(state): State<AppState>,
 ) -> Result<Json<ClosedOrder>, ApiError> {
     let status = state.payments.close(id).await?;
@@ -61,7 +62,7 @@ async fn close(
         (status = 503, description = "A dependency is unavailable", body = ErrorBody)))]
 async fn last_report(
     _admin: Admin,
-    PathId(id): PathId,
+    PathId(id): PathId<VoucherId>,
     State(state): State<AppState>,
 ) -> Result<Json<Report>, ApiError> {
     Reconciler::last_report(&state.db, id)
@@ -90,10 +91,10 @@ pub struct RunOptions {
         (status = 403, description = "Not an admin (`forbidden`)", body = ErrorBody),
         (status = 404, description = "No such seckill voucher (`voucher_not_found`)", body = ErrorBody),
         (status = 503, description = "A dependency is unavailable", body = ErrorBody)))]
-#[tracing::instrument(skip_all, fields(voucher_id = id))]
+#[tracing::instrument(skip_all, fields(voucher_id = %id))]
 async fn reconcile_now(
     _admin: Admin,
-    PathId(id): PathId,
+    PathId(id): PathId<VoucherId>,
     options: Result<Query<RunOptions>, axum::extract::rejection::QueryRejection>,
     State(state): State<AppState>,
 ) -> Result<Json<Report>, ApiError> {

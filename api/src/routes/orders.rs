@@ -14,6 +14,7 @@ use crate::error::doc::AuthErrors;
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::{cursor, CurrentUser, PathId};
 use crate::state::AppState;
+use cityhub_core::OrderId;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(list)).routes(routes!(show))
@@ -55,10 +56,10 @@ impl From<OrderView> for OrderResponse {
         AuthErrors,
         (status = 404, description = "No such order of the caller (`order_not_found`)", body = ErrorBody),
         (status = 503, description = "A dependency is unavailable", body = ErrorBody)))]
-#[tracing::instrument(skip_all, fields(order_id = id))]
+#[tracing::instrument(skip_all, fields(order_id = %id))]
 async fn show(
     CurrentUser(user): CurrentUser,
-    PathId(id): PathId,
+    PathId(id): PathId<OrderId>,
     State(state): State<AppState>,
 ) -> Result<Json<OrderResponse>, ApiError> {
     find_for_user(&state.db, &state.kv, state.payments.window(), id, user.user_id)
@@ -95,7 +96,7 @@ pub struct OrderPage {
         AuthErrors,
         (status = 422, description = "A limit outside 1 to 100 (`validation_failed`)", body = ErrorBody),
         (status = 503, description = "A dependency is unavailable", body = ErrorBody)))]
-#[tracing::instrument(skip_all, fields(user_id = user.user_id))]
+#[tracing::instrument(skip_all, fields(user_id = %user.user_id))]
 async fn list(
     CurrentUser(user): CurrentUser,
     page: Result<Query<Page>, axum::extract::rejection::QueryRejection>,

@@ -17,6 +17,7 @@ use crate::error::{ApiError, ErrorBody};
 use crate::extract::{CurrentUser, PathId};
 use crate::limits::{limited, Guarded};
 use crate::state::AppState;
+use cityhub_core::OrderId;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -46,10 +47,10 @@ pub struct PaymentStarted {
         (status = 409, description = "The order is paid, closed or refunded (`order_not_payable`)", body = ErrorBody),
         (status = 429, description = "Over `limits.payment` (`rate_limited`); see `Retry-After`", body = ErrorBody),
         (status = 503, description = "A dependency is unavailable", body = ErrorBody)))]
-#[tracing::instrument(skip_all, fields(order_id = id, user_id = user.user_id))]
+#[tracing::instrument(skip_all, fields(order_id = %id, user_id = %user.user_id))]
 async fn pay(
     CurrentUser(user): CurrentUser,
-    PathId(id): PathId,
+    PathId(id): PathId<OrderId>,
     State(state): State<AppState>,
 ) -> Result<(StatusCode, Json<PaymentStarted>), ApiError> {
     let started = state.payments.start(user.user_id, id).await?;

@@ -17,6 +17,7 @@ use crate::error::doc::{AuthErrors, InputErrors};
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::{cursor, Admin, MaybeUser, PathId, ValidJson, ValidQuery};
 use crate::state::AppState;
+use cityhub_core::ShopId;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -71,10 +72,10 @@ impl From<&Shop> for ShopResponse {
         (status = 401, description = "A bearer token that is not valid (`unauthorized`)", body = ErrorBody),
         (status = 404, description = "No such shop (`shop_not_found`)", body = ErrorBody),
         (status = 503, description = "A dependency is unavailable", body = ErrorBody)))]
-#[tracing::instrument(skip_all, fields(shop_id = id))]
+#[tracing::instrument(skip_all, fields(shop_id = %id))]
 async fn show(
     MaybeUser(user): MaybeUser,
-    PathId(id): PathId,
+    PathId(id): PathId<ShopId>,
     State(state): State<AppState>,
 ) -> Result<Json<ShopResponse>, ApiError> {
     let shop = state.shops.get(id).await?;
@@ -114,7 +115,7 @@ pub struct ShopPage {
     responses((status = 200, description = "A page of shops", body = ShopPage), InputErrors))]
 #[tracing::instrument(skip_all)]
 async fn list(ValidQuery(q): ValidQuery<ShopQuery>, State(state): State<AppState>) -> Result<Json<ShopPage>, ApiError> {
-    let after = cursor(q.cursor.as_deref())?.unwrap_or(0);
+    let after: ShopId = cursor(q.cursor.as_deref())?.unwrap_or_default();
     let limit = q.limit.unwrap_or(20);
     let shops = state.shops.page(q.type_id, after, limit).await?;
     let next_cursor = (shops.len() == limit as usize).then(|| shops.last().map(|s| s.id.to_string())).flatten();
@@ -269,7 +270,7 @@ async fn create(
     ValidJson(body): ValidJson<ShopBody>,
 ) -> Result<(StatusCode, Json<ShopResponse>), ApiError> {
     let shop = state.shops.create(&body.try_into()?).await?;
-    tracing::info!(shop_id = shop.id, "shop created");
+    tracing::info!(shop_id = %shop.id, "shop created");
     Ok((StatusCode::CREATED, Json((&shop).into())))
 }
 
@@ -280,15 +281,15 @@ async fn create(
     responses((status = 200, description = "Updated", body = ShopResponse), AuthErrors,
         (status = 403, description = "Not an admin (`forbidden`)", body = ErrorBody),
         (status = 404, description = "No such shop (`shop_not_found`)", body = ErrorBody), InputErrors))]
-#[tracing::instrument(skip_all, fields(shop_id = id))]
+#[tracing::instrument(skip_all, fields(shop_id = %id))]
 async fn update(
     _: Admin,
-    PathId(id): PathId,
+    PathId(id): PathId<ShopId>,
     State(state): State<AppState>,
     ValidJson(body): ValidJson<ShopBody>,
 ) -> Result<Json<ShopResponse>, ApiError> {
     let shop = state.shops.update(id, &body.try_into()?).await?;
-    tracing::info!(shop_id = id, "shop updated");
+    tracing::info!(shop_id = %id, "shop updated");
     Ok(Json((&shop).into()))
 }
 
@@ -321,10 +322,10 @@ pub struct VisitorReport {
     responses((status = 200, description = "Daily and merged counts", body = VisitorReport), AuthErrors,
         (status = 403, description = "Not an admin (`forbidden`)", body = ErrorBody),
         (status = 404, description = "No such shop (`shop_not_found`)", body = ErrorBody), InputErrors))]
-#[tracing::instrument(skip_all, fields(shop_id = id))]
+#[tracing::instrument(skip_all, fields(shop_id = %id))]
 async fn visitors(
     _: Admin,
-    PathId(id): PathId,
+    PathId(id): PathId<ShopId>,
     ValidQuery(range): ValidQuery<DayRange>,
     State(state): State<AppState>,
 ) -> Result<Json<VisitorReport>, ApiError> {

@@ -18,6 +18,7 @@ use crate::error::{ApiError, ErrorBody};
 use crate::extract::{cursor, CurrentUser, PathId, ValidQuery};
 use crate::limits::{limited, Guarded};
 use crate::state::AppState;
+use cityhub_core::UserId;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -135,10 +136,10 @@ const PATH_ID: &str = "The other user's id";
         (status = 403, description = "The user blocked the caller (`blocked_by_user`)", body = ErrorBody),
         (status = 409, description = "The caller blocked the user (`user_blocked`)", body = ErrorBody),
         AuthErrors, WriteErrors))]
-#[tracing::instrument(skip_all, fields(user_id = me.user_id, target = id))]
+#[tracing::instrument(skip_all, fields(user_id = %me.user_id, target = %id))]
 async fn follow(
     CurrentUser(me): CurrentUser,
-    PathId(id): PathId,
+    PathId(id): PathId<UserId>,
     State(state): State<AppState>,
 ) -> Result<Json<FollowState>, ApiError> {
     let written = state.social.follow(me.user_id, id).await?;
@@ -151,10 +152,10 @@ async fn follow(
     responses(
         (status = 200, description = "Not following", body = FollowState),
         AuthErrors, WriteErrors))]
-#[tracing::instrument(skip_all, fields(user_id = me.user_id, target = id))]
+#[tracing::instrument(skip_all, fields(user_id = %me.user_id, target = %id))]
 async fn unfollow(
     CurrentUser(me): CurrentUser,
-    PathId(id): PathId,
+    PathId(id): PathId<UserId>,
     State(state): State<AppState>,
 ) -> Result<Json<FollowState>, ApiError> {
     let written = state.social.unfollow(me.user_id, id).await?;
@@ -167,10 +168,10 @@ async fn unfollow(
     responses(
         (status = 200, description = "Blocked", body = BlockState),
         AuthErrors, WriteErrors))]
-#[tracing::instrument(skip_all, fields(user_id = me.user_id, target = id))]
+#[tracing::instrument(skip_all, fields(user_id = %me.user_id, target = %id))]
 async fn block(
     CurrentUser(me): CurrentUser,
-    PathId(id): PathId,
+    PathId(id): PathId<UserId>,
     State(state): State<AppState>,
 ) -> Result<Json<BlockState>, ApiError> {
     let written = state.social.block(me.user_id, id).await?;
@@ -183,17 +184,17 @@ async fn block(
     responses(
         (status = 200, description = "Not blocked", body = BlockState),
         AuthErrors, WriteErrors))]
-#[tracing::instrument(skip_all, fields(user_id = me.user_id, target = id))]
+#[tracing::instrument(skip_all, fields(user_id = %me.user_id, target = %id))]
 async fn unblock(
     CurrentUser(me): CurrentUser,
-    PathId(id): PathId,
+    PathId(id): PathId<UserId>,
     State(state): State<AppState>,
 ) -> Result<Json<BlockState>, ApiError> {
     let written = state.social.unblock(me.user_id, id).await?;
     Ok(Json(BlockState { user_id: id.to_string(), blocked: false, changed: written == Written::Changed }))
 }
 
-async fn list(state: &AppState, user: u64, list: List, q: &ListQuery) -> Result<Json<UserPage>, ApiError> {
+async fn list(state: &AppState, user: UserId, list: List, q: &ListQuery) -> Result<Json<UserPage>, ApiError> {
     let page = state.social.list(user, list, q.cursor()?, q.limit.unwrap_or(20)).await?;
     Ok(Json(page.as_ref().into()))
 }
@@ -204,10 +205,10 @@ async fn list(state: &AppState, user: u64, list: List, q: &ListQuery) -> Result<
     responses(
         (status = 200, description = "A page of the user's followings", body = UserPage),
         AuthErrors, ReadErrors))]
-#[tracing::instrument(skip_all, fields(user = id))]
+#[tracing::instrument(skip_all, fields(user = %id))]
 async fn followings(
     CurrentUser(_viewer): CurrentUser,
-    PathId(id): PathId,
+    PathId(id): PathId<UserId>,
     ValidQuery(q): ValidQuery<ListQuery>,
     State(state): State<AppState>,
 ) -> Result<Json<UserPage>, ApiError> {
@@ -220,10 +221,10 @@ async fn followings(
     responses(
         (status = 200, description = "A page of the user's followers", body = UserPage),
         AuthErrors, ReadErrors))]
-#[tracing::instrument(skip_all, fields(user = id))]
+#[tracing::instrument(skip_all, fields(user = %id))]
 async fn followers(
     CurrentUser(_viewer): CurrentUser,
-    PathId(id): PathId,
+    PathId(id): PathId<UserId>,
     ValidQuery(q): ValidQuery<ListQuery>,
     State(state): State<AppState>,
 ) -> Result<Json<UserPage>, ApiError> {
@@ -246,10 +247,10 @@ pub struct CountsResponse {
         AuthErrors,
         (status = 404, description = "No such user (`user_not_found`)", body = ErrorBody),
         (status = 503, description = "A dependency is unavailable", body = ErrorBody)))]
-#[tracing::instrument(skip_all, fields(user = id))]
+#[tracing::instrument(skip_all, fields(user = %id))]
 async fn counts(
     CurrentUser(_viewer): CurrentUser,
-    PathId(id): PathId,
+    PathId(id): PathId<UserId>,
     State(state): State<AppState>,
 ) -> Result<Json<CountsResponse>, ApiError> {
     let c = state.social.counts(id).await?;
@@ -279,10 +280,10 @@ pub struct Users {
     responses(
         (status = 200, description = "Common follows", body = Users),
         AuthErrors, ReadErrors))]
-#[tracing::instrument(skip_all, fields(user_id = me.user_id, other = id))]
+#[tracing::instrument(skip_all, fields(user_id = %me.user_id, other = %id))]
 async fn common_follows(
     CurrentUser(me): CurrentUser,
-    PathId(id): PathId,
+    PathId(id): PathId<UserId>,
     ValidQuery(q): ValidQuery<LimitQuery>,
     State(state): State<AppState>,
 ) -> Result<Json<Users>, ApiError> {
@@ -322,10 +323,10 @@ const MAX_IDS: usize = 100;
     responses(
         (status = 200, description = "One answer per id, in the order asked", body = FollowingStatus),
         AuthErrors, ReadErrors))]
-#[tracing::instrument(skip_all, fields(user = id))]
+#[tracing::instrument(skip_all, fields(user = %id))]
 async fn following_status(
     CurrentUser(_viewer): CurrentUser,
-    PathId(id): PathId,
+    PathId(id): PathId<UserId>,
     ValidQuery(q): ValidQuery<IdsQuery>,
     State(state): State<AppState>,
 ) -> Result<Json<FollowingStatus>, ApiError> {
@@ -333,7 +334,7 @@ async fn following_status(
         .ids
         .split(',')
         .map(|raw| cursor(Some(raw)).ok().flatten())
-        .collect::<Option<Vec<u64>>>()
+        .collect::<Option<Vec<UserId>>>()
         .ok_or_else(|| ApiError::bad_request("invalid_query", "ids: comma-separated positive user ids"))?;
     if ids.len() > MAX_IDS {
         return Err(ApiError::unprocessable("validation_failed", "invalid fields: ids: at most 100"));
@@ -351,7 +352,7 @@ async fn following_status(
         AuthErrors,
         (status = 422, description = "A limit outside 1 to 100 (`validation_failed`)", body = ErrorBody),
         (status = 503, description = "A dependency is unavailable", body = ErrorBody)))]
-#[tracing::instrument(skip_all, fields(user_id = me.user_id))]
+#[tracing::instrument(skip_all, fields(user_id = %me.user_id))]
 async fn friends(
     CurrentUser(me): CurrentUser,
     ValidQuery(q): ValidQuery<ListQuery>,
@@ -377,7 +378,7 @@ pub struct IdPage {
         AuthErrors,
         (status = 422, description = "A limit outside 1 to 100 (`validation_failed`)", body = ErrorBody),
         (status = 503, description = "A dependency is unavailable", body = ErrorBody)))]
-#[tracing::instrument(skip_all, fields(user_id = me.user_id))]
+#[tracing::instrument(skip_all, fields(user_id = %me.user_id))]
 async fn blocks(
     CurrentUser(me): CurrentUser,
     ValidQuery(q): ValidQuery<PageQuery>,
@@ -385,8 +386,8 @@ async fn blocks(
 ) -> Result<Json<IdPage>, ApiError> {
     let limit = q.limit.unwrap_or(20);
     let ids = state.social.blocks(me.user_id, cursor(q.cursor.as_deref())?, limit).await?;
-    let next_cursor = (ids.len() == limit as usize).then(|| ids.last().map(u64::to_string)).flatten();
-    Ok(Json(IdPage { users: ids.iter().map(u64::to_string).collect(), next_cursor }))
+    let next_cursor = (ids.len() == limit as usize).then(|| ids.last().map(UserId::to_string)).flatten();
+    Ok(Json(IdPage { users: ids.iter().map(UserId::to_string).collect(), next_cursor }))
 }
 
 /// A suggested user.
@@ -413,13 +414,13 @@ pub struct Recommendations {
         AuthErrors,
         (status = 422, description = "A limit outside 1 to 100 (`validation_failed`)", body = ErrorBody),
         (status = 503, description = "A dependency is unavailable", body = ErrorBody)))]
-#[tracing::instrument(skip_all, fields(user_id = me.user_id))]
+#[tracing::instrument(skip_all, fields(user_id = %me.user_id))]
 async fn recommendations(
     CurrentUser(me): CurrentUser,
     ValidQuery(q): ValidQuery<PageQuery>,
     State(state): State<AppState>,
 ) -> Result<Json<Recommendations>, ApiError> {
-    let offset = cursor(q.cursor.as_deref())?.unwrap_or(0);
+    let offset: u64 = cursor(q.cursor.as_deref())?.unwrap_or(0);
     let offset = usize::try_from(offset).unwrap_or(usize::MAX);
     let (found, next) = state.social.recommendations(me.user_id, offset, q.limit.unwrap_or(20)).await?;
     let users = found.iter().map(|r| Suggested { user_id: r.user_id.to_string(), friends: r.friends }).collect();

@@ -16,6 +16,8 @@ use crate::error::doc::{AuthErrors, InputErrors};
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::{Admin, ClientIp, CurrentUser, PathId, ValidJson};
 use crate::state::AppState;
+use cityhub_core::ShopId;
+use cityhub_core::VoucherId;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(create)).routes(routes!(seckill))
@@ -100,7 +102,7 @@ async fn create(
     let created = state
         .vouchers
         .create_seckill(NewSeckillVoucher {
-            shop_id: req.shop_id,
+            shop_id: ShopId(req.shop_id),
             title: req.title,
             sub_title: req.sub_title,
             rules: req.rules,
@@ -111,7 +113,7 @@ async fn create(
             end_time: req.end_time,
         })
         .await?;
-    tracing::info!(voucher_id = created.id, stock = created.spec.stock, "seckill voucher created");
+    tracing::info!(voucher_id = %created.id, stock = created.spec.stock, "seckill voucher created");
     Ok((StatusCode::CREATED, Json(created.into())))
 }
 
@@ -135,10 +137,10 @@ pub struct SeckillAccepted {
         (status = 409, description = "`sold_out`, `already_bought`, `sale_not_started` or `sale_ended`", body = ErrorBody),
         (status = 429, description = "Over `limits.seckill` for this user or IP (`rate_limited`); see `Retry-After`", body = ErrorBody),
         (status = 503, description = "The order queue or cache is unavailable; nothing was reserved", body = ErrorBody)))]
-#[tracing::instrument(skip_all, fields(voucher_id = id, user_id = user.user_id))]
+#[tracing::instrument(skip_all, fields(voucher_id = %id, user_id = %user.user_id))]
 async fn seckill(
     CurrentUser(user): CurrentUser,
-    PathId(id): PathId,
+    PathId(id): PathId<VoucherId>,
     ClientIp(ip): ClientIp,
     State(state): State<AppState>,
     headers: HeaderMap,

@@ -1,20 +1,19 @@
 //! `TestApp`: an API on a random port plus (optionally) an order worker, on
 //! a private slice of the real services, with typed helpers.
 
-use cityhub_core::kv::CityKeys;
-use cityhub_core::seckill::scripts::BuyerEntry;
-use cityhub_core::Services;
 use std::net::SocketAddr;
 use std::time::Duration;
 
 use cityhub_api::AppState;
 use cityhub_core::auth::Phone;
 use cityhub_core::config::Settings;
-use cityhub_core::invariants::Accepted;
-use cityhub_core::kv::Kv;
-pub use cityhub_core::testkit::eventually;
-use cityhub_core::testkit::{mq_client, sale, TestEnv};
+use cityhub_core::kv::{CityKeys, Kv};
+use cityhub_core::seckill::scripts::BuyerEntry;
+use cityhub_core::{OrderId, Services, ShopId, UserId, VoucherId};
 use cityhub_order_worker::Worker;
+pub use cityhub_testkit::eventually;
+use cityhub_testkit::invariants::Accepted;
+use cityhub_testkit::{mq_client, sale, TestEnv};
 use redis::AsyncCommands;
 use serde_json::{json, Value};
 use sqlx::MySqlPool;
@@ -108,7 +107,7 @@ impl TestApp {
 
     /// Asserts every invariant of the shared checker for `voucher`, given
     /// every 202 the sale gave.
-    pub async fn assert_invariants(&self, voucher: u64, accepted: &[Accepted]) {
+    pub async fn assert_invariants(&self, voucher: VoucherId, accepted: &[Accepted]) {
         sale::assert_invariants(&self.db, &self.kv, voucher, accepted).await
     }
 
@@ -121,7 +120,7 @@ impl TestApp {
     }
 
     /// Logs in through the HTTP API (reading the code where the server stored it).
-    pub async fn login(&self, phone: &str) -> (u64, String) {
+    pub async fn login(&self, phone: &str) -> (UserId, String) {
         let r = self.http.post(self.url("/auth/code")).json(&json!({ "phone": phone })).send().await.unwrap();
         assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
         let code: String = self.kv.conn().get(self.kv.keys.login_code(phone)).await.unwrap();
@@ -138,7 +137,7 @@ impl TestApp {
     }
 
     /// `n` users with tokens, made directly through the auth rules (fast).
-    pub async fn users(&self, n: usize) -> Vec<(u64, String)> {
+    pub async fn users(&self, n: usize) -> Vec<(UserId, String)> {
         let auth = &self.state.auth;
         let mut out = Vec::with_capacity(n);
         for i in 0..n {
@@ -149,7 +148,7 @@ impl TestApp {
         out
     }
 
-    pub async fn shop(&self) -> u64 {
+    pub async fn shop(&self) -> ShopId {
         self.state.shops.create(&cityhub_core::shops::NewShop::named("test shop")).await.unwrap().id
     }
 
@@ -161,7 +160,7 @@ impl TestApp {
     }
 
     /// Creates a shop through the admin API; returns its id.
-    pub async fn admin_shop(&self, body: Value) -> u64 {
+    pub async fn admin_shop(&self, body: Value) -> ShopId {
         let (status, shop) = self.admin_send(reqwest::Method::POST, "/admin/shops", &body).await;
         assert_eq!(status, 201, "{shop}");
         shop["id"].as_str().unwrap().parse().unwrap()
@@ -199,7 +198,7 @@ impl TestApp {
 
     /// Creates a seckill voucher through the admin API; the sale window is
     /// given in ms relative to now.
-    pub async fn voucher(&self, stock: u32, begin_in_ms: i64, end_in_ms: i64) -> u64 {
+    pub async fn voucher(&self, stock: u32, begin_in_ms: i64, end_in_ms: i64) -> VoucherId {
         let shop = self.shop().await;
         let now = chrono::Utc::now();
         let r = self
@@ -219,7 +218,7 @@ impl TestApp {
     }
 
     /// A voucher on sale now for an hour.
-    pub async fn on_sale(&self, stock: u32) -> u64 {
+    pub async fn on_sale(&self, stock: u32) -> VoucherId {
         self.voucher(stock, -1000, 3_600_000).await
     }
 
@@ -234,24 +233,24 @@ impl TestApp {
         (r.status().as_u16(), r.json().await.unwrap_or(Value::Null))
     }
 
-    pub async fn order_count(&self, voucher: u64) -> i64 {
+    pub async fn order_count(&self, voucher: VoucherId) -> i64 {
         sale::order_count(&self.db, voucher).await
     }
 
     /// Waits until `n` orders of `voucher` are in MySQL; returns the count seen last.
-    pub async fn wait_for_orders(&self, voucher: u64, n: i64, timeout: Duration) -> i64 {
+    pub async fn wait_for_orders(&self, voucher: VoucherId, n: i64, timeout: Duration) -> i64 {
         sale::wait_for_orders(&self.db, voucher, n, timeout).await
     }
 
-    pub async fn db_stock(&self, voucher: u64) -> i64 {
+    pub async fn db_stock(&self, voucher: VoucherId) -> i64 {
         sale::db_stock(&self.db, voucher).await
     }
 
-    pub async fn redis_stock(&self, voucher: u64) -> i64 {
+    pub async fn redis_stock(&self, voucher: VoucherId) -> i64 {
         self.kv.conn().hget(self.kv.keys.seckill_voucher(voucher), "stock").await.unwrap()
     }
 
-    pub async fn buyers(&self, voucher: u64) -> std::collections::HashMap<u64, BuyerEntry> {
+    pub async fn buyers(&self, voucher: VoucherId) -> std::collections::HashMap<UserId, BuyerEntry> {
         sale::buyers(&self.kv, voucher).await
     }
 
@@ -262,13 +261,17 @@ impl TestApp {
     }
 
     /// Asserts the stock invariants of a sale with closed orders (see the testkit).
-    pub async fn assert_stock_agrees(&self, voucher: u64) {
+    pub async fn assert_stock_agrees(&self, voucher: VoucherId) {
         sale::assert_stock_agrees(&self.db, &self.kv, voucher).await
     }
 
     /// `n` fresh users each win one unit of `voucher`; waits until the worker
     /// stored every order. Returns (user id, token, order id).
-    pub async fn stored_orders(&self, voucher: u64, users: &[(u64, String)]) -> Vec<(u64, String, u64)> {
+    pub async fn stored_orders(
+        &self,
+        voucher: VoucherId,
+        users: &[(UserId, String)],
+    ) -> Vec<(UserId, String, OrderId)> {
         let before = self.order_count(voucher).await;
         let mut out = Vec::new();
         for (user_id, token) in users {
@@ -281,7 +284,7 @@ impl TestApp {
         out
     }
 
-    pub async fn pay(&self, token: &str, order: u64) -> (u16, Value) {
+    pub async fn pay(&self, token: &str, order: OrderId) -> (u16, Value) {
         let r = self.http.post(self.url(&format!("/orders/{order}/pay"))).bearer_auth(token).send().await.unwrap();
         (r.status().as_u16(), r.json().await.unwrap_or(Value::Null))
     }
@@ -303,25 +306,25 @@ impl TestApp {
 
     /// A successful payment of `order` reported as the provider would, signed
     /// with the configured secret.
-    pub async fn paid_callback(&self, txn_id: &str, order: u64, amount: u64) -> (u16, Value) {
+    pub async fn paid_callback(&self, txn_id: &str, order: OrderId, amount: u64) -> (u16, Value) {
         self.callback_at(txn_id, order, amount, chrono::Utc::now().timestamp()).await
     }
 
     /// As [`TestApp::paid_callback`], signed at `ts` (unix seconds).
-    pub async fn callback_at(&self, txn_id: &str, order: u64, amount: u64, ts: i64) -> (u16, Value) {
+    pub async fn callback_at(&self, txn_id: &str, order: OrderId, amount: u64, ts: i64) -> (u16, Value) {
         let body = json!({ "txn_id": txn_id, "order_id": order, "amount": amount, "result": "succeeded", "ts": ts });
         let secret = self.env.settings.payments.callback_secret.expose().as_bytes().to_vec();
         self.callback_signed(body.to_string().as_bytes(), &secret).await
     }
 
     /// Starts paying `order` as its owner; answers the transaction id.
-    pub async fn start_payment(&self, token: &str, order: u64) -> String {
+    pub async fn start_payment(&self, token: &str, order: OrderId) -> String {
         let (status, started) = self.pay(token, order).await;
         assert_eq!(status, 202, "{started}");
         started["txn_id"].as_str().unwrap().to_owned()
     }
 
-    pub async fn admin_close(&self, token: Option<&str>, order: u64) -> (u16, Value) {
+    pub async fn admin_close(&self, token: Option<&str>, order: OrderId) -> (u16, Value) {
         let mut req = self.http.post(self.url(&format!("/admin/orders/{order}/close")));
         if let Some(token) = token {
             req = req.bearer_auth(token);
@@ -330,12 +333,12 @@ impl TestApp {
         (r.status().as_u16(), r.json().await.unwrap_or(Value::Null))
     }
 
-    pub async fn order_status(&self, order: u64) -> Option<String> {
+    pub async fn order_status(&self, order: OrderId) -> Option<String> {
         sqlx::query_scalar("SELECT status FROM orders WHERE id = ?").bind(order).fetch_optional(&self.db).await.unwrap()
     }
 
     /// `(status, count)` of the payments recorded for `order`.
-    pub async fn payments(&self, order: u64) -> Vec<(String, i64)> {
+    pub async fn payments(&self, order: OrderId) -> Vec<(String, i64)> {
         sqlx::query_as("SELECT status, COUNT(*) FROM payments WHERE order_id = ? GROUP BY status ORDER BY status")
             .bind(order)
             .fetch_all(&self.db)
@@ -372,7 +375,7 @@ impl Instance {
 }
 
 /// The 202 answers among `answers` (one per user of `users`, in order).
-pub fn accepted(users: &[(u64, String)], answers: &[(u16, Value)]) -> Vec<Accepted> {
+pub fn accepted(users: &[(UserId, String)], answers: &[(u16, Value)]) -> Vec<Accepted> {
     users
         .iter()
         .zip(answers)

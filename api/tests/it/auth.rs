@@ -8,7 +8,7 @@ use redis::AsyncCommands;
 use serde_json::{json, Value};
 
 use cityhub_core::config::Secret;
-use cityhub_core::testkit::{logs, PrivateRedis};
+use cityhub_testkit::{logs, PrivateRedis};
 
 use crate::app::{eventually, Options, TestApp};
 

@@ -348,7 +348,7 @@ fn compose_database_is_mariadb_and_migrations_also_run_on_mysql() {
 /// refusing it for its changed checksum.
 #[tokio::test]
 async fn a_database_migrated_with_the_earlier_text_of_a_rewritten_migration_still_starts() {
-    let env = cityhub_core::testkit::TestEnv::new();
+    let env = cityhub_testkit::TestEnv::new();
     let db = env.db().await;
     let earlier = "25a153f1fa8db676569aa6e1cb900dafc7c3c22e889f9c7bf439b34eb32d8393ae37e8e48770cb977c9a4d94bcb426a0";
     sqlx::query("UPDATE _sqlx_migrations SET checksum = UNHEX(?) WHERE version = 20261203000004")

@@ -6,8 +6,8 @@ use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
 use cityhub_api::AppState;
-use cityhub_core::testkit::{mq_client, TestEnv};
 use cityhub_platform::ids::{IdError, LeaseError, NodeLease};
+use cityhub_testkit::{mq_client, TestEnv};
 use redis::AsyncCommands;
 
 use crate::app::{accepted, Options, TestApp};

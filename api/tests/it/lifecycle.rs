@@ -8,6 +8,7 @@ use cityhub_core::orders::lifecycle::Move;
 use serde_json::json;
 
 use crate::app::{eventually, Options, TestApp};
+use cityhub_core::OrderId;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn admin_close_needs_an_admin_releases_the_unit_once_and_is_idempotent() {
@@ -55,7 +56,7 @@ async fn admin_close_needs_an_admin_releases_the_unit_once_and_is_idempotent() {
     assert_eq!(app.payments(paid).await, [("refunded".to_owned(), 1)]);
     assert_eq!(app.db_stock(voucher).await, 1);
     app.assert_stock_agrees(voucher).await;
-    assert_eq!(app.admin_close(Some(&admin), 999_999).await.0, 404);
+    assert_eq!(app.admin_close(Some(&admin), OrderId(999_999)).await.0, 404);
     app.shutdown().await;
 }
 
@@ -147,7 +148,7 @@ async fn an_order_stored_late_keeps_its_whole_payment_window() {
     for (_, token) in &users {
         let (status, body) = app.seckill(token, voucher).await;
         assert_eq!(status, 202, "{body}");
-        orders.push(body["order_id"].as_str().unwrap().parse::<u64>().unwrap());
+        orders.push(body["order_id"].as_str().unwrap().parse::<OrderId>().unwrap());
     }
     // Longer than the payment timeout passes before the worker stores them.
     tokio::time::sleep(Duration::from_secs(5)).await;

@@ -1,11 +1,10 @@
 //! Integration tests of the API and the order worker against the real
 //! MariaDB, Redis and RocketMQ. One binary; each test has its own database,
-//! key prefix and topic (see `cityhub_core::testkit`).
+//! key prefix and topic (see `cityhub_testkit`).
 
 mod app;
 
 mod auth;
-mod cache;
 mod compose;
 mod fuzz;
 mod guards;

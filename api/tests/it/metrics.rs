@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
-use cityhub_core::testkit::logs;
 use cityhub_platform::metrics::sample;
+use cityhub_testkit::logs;
 use futures::future::join_all;
 
 use crate::app::{eventually, Options, TestApp};

@@ -7,6 +7,7 @@ use std::time::Duration;
 use serde_json::json;
 
 use crate::app::{eventually, Options, TestApp};
+use cityhub_core::OrderId;
 
 /// Provider callbacks go nowhere, so each test sends them itself.
 fn silent_provider(s: &mut cityhub_core::config::Settings) {
@@ -89,7 +90,7 @@ async fn a_payment_for_an_order_the_worker_has_not_stored_stores_it_paid_and_the
     let users = app.users(1).await;
     let (status, body) = app.seckill(&users[0].1, voucher).await;
     assert_eq!(status, 202);
-    let order: u64 = body["order_id"].as_str().unwrap().parse().unwrap();
+    let order: OrderId = body["order_id"].as_str().unwrap().parse().unwrap();
     assert_eq!(app.get_order(&users[0].1, order).await.1["status"], "queued");
 
     let (status, started) = app.pay(&users[0].1, order).await;
@@ -101,8 +102,7 @@ async fn a_payment_for_an_order_the_worker_has_not_stored_stores_it_paid_and_the
 
     // The worker now receives the order message: nothing changes.
     app.start_worker().await;
-    let stats = app.worker.as_ref().unwrap().stats();
-    let seen = || async { stats.redelivered.load(std::sync::atomic::Ordering::Relaxed) >= 1 };
+    let seen = || async { app.env.order_messages("redelivered") >= 1 };
     assert!(eventually(Duration::from_secs(30), seen).await, "the worker never saw the order message");
     assert_eq!(app.order_status(order).await.as_deref(), Some("paid"));
     assert_eq!(app.order_count(voucher).await, 1);
@@ -165,9 +165,9 @@ async fn a_callback_that_matches_no_started_payment_changes_nothing_and_is_count
 /// Without a callback secret the API does not start: there is no default.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_api_refuses_to_start_without_a_callback_secret() {
-    let mut env = cityhub_core::testkit::TestEnv::new();
+    let mut env = cityhub_testkit::TestEnv::new();
     env.settings.payments.callback_secret = cityhub_core::config::Secret::new(String::new());
-    let mq = cityhub_core::testkit::mq_client();
+    let mq = cityhub_testkit::mq_client();
     let err = cityhub_api::state::AppState::build(env.settings.clone(), mq).await.err().expect("it must not start");
     assert!(format!("{err:#}").contains("payments.callback_secret"), "{err:#}");
 }

@@ -10,12 +10,14 @@ use std::time::Duration;
 use cityhub_core::config::Secret;
 use cityhub_core::reconcile::Verdict;
 use cityhub_core::seckill::{scripts, Outcome};
-use cityhub_core::testkit::{logs, PrivateRedis};
 use cityhub_platform::ids::OrderIds;
+use cityhub_testkit::{logs, PrivateRedis};
 use redis::AsyncCommands;
 use serde_json::Value;
 
 use crate::app::{accepted, Options, TestApp};
+use cityhub_core::VoucherId;
+use cityhub_core::{OrderId, UserId};
 
 fn quick(s: &mut cityhub_core::config::Settings) {
     s.reconcile.grace_secs = Duration::from_secs(1);
@@ -23,7 +25,7 @@ fn quick(s: &mut cityhub_core::config::Settings) {
     s.reconcile.every_secs = Duration::from_secs(3600);
 }
 
-async fn reconcile(app: &TestApp, voucher: u64) -> Value {
+async fn reconcile(app: &TestApp, voucher: VoucherId) -> Value {
     post_reconcile(app, &format!("/admin/reconcile/{voucher}")).await
 }
 
@@ -40,7 +42,7 @@ async fn a_reservation_left_without_a_message_becomes_an_order_after_one_run_pas
     let users = app.users(1).await;
     let user = users[0].0;
     // What a dying API leaves: the script ran, the message never went out.
-    let order = OrderIds::unleased(77).next_id().unwrap();
+    let order = OrderId(OrderIds::unleased(77).next_id().unwrap());
     assert_eq!(scripts::reserve(&app.kv, voucher, user, order, &[]).await.unwrap().0, Outcome::Accepted);
 
     let early = reconcile(&app, voucher).await;
@@ -57,7 +59,7 @@ async fn a_reservation_left_without_a_message_becomes_an_order_after_one_run_pas
     let report = reconcile(&app, voucher).await;
     assert_eq!(report["verdict"], "repaired", "{report}");
     assert_eq!(report["differences"][0]["kind"], "unconfirmed_reservation");
-    assert_eq!(report["differences"][0]["order_ids"][0], order);
+    assert_eq!(report["differences"][0]["order_ids"][0], order.get());
     assert_eq!(app.wait_for_orders(voucher, 1, Duration::from_secs(30)).await, 1);
     assert_eq!(app.order_status(order).await.as_deref(), Some("unpaid"));
     app.assert_stock_agrees(voucher).await;
@@ -106,12 +108,10 @@ async fn a_voucher_whose_keys_vanished_pauses_until_the_rebuild_then_sells_exact
     let mut won = accepted(rest, &answers);
     assert_eq!(won.len(), 15, "{:?}", answers.iter().map(|a| a.0).collect::<Vec<_>>());
     assert_eq!(app.wait_for_orders(voucher, 20, Duration::from_secs(30)).await, 20);
-    won.extend(
-        first.iter().map(|(user_id, _, order_id)| cityhub_core::invariants::Accepted {
-            order_id: *order_id,
-            user_id: *user_id,
-        }),
-    );
+    won.extend(first.iter().map(|(user_id, _, order_id)| cityhub_testkit::invariants::Accepted {
+        order_id: *order_id,
+        user_id: *user_id,
+    }));
     app.assert_invariants(voucher, &won).await;
     app.shutdown().await;
 }
@@ -151,7 +151,7 @@ async fn runs_during_a_live_stampede_find_and_repair_nothing() {
 
 /// Reconciles until the voucher's pause ends (or `timeout`), answering the
 /// last report.
-async fn reconcile_until_unpaused(app: &TestApp, voucher: u64, timeout: Duration) -> Value {
+async fn reconcile_until_unpaused(app: &TestApp, voucher: VoucherId, timeout: Duration) -> Value {
     let deadline = tokio::time::Instant::now() + timeout;
     loop {
         let report = reconcile(app, voucher).await;
@@ -164,7 +164,7 @@ async fn reconcile_until_unpaused(app: &TestApp, voucher: u64, timeout: Duration
 
 /// The pause ended with a rebuild of `kind`: by this run, or by the worker's
 /// reconciler (which looks at paused vouchers every second) just before it.
-fn assert_rebuilt(report: &Value, voucher: u64, kind: &str) {
+fn assert_rebuilt(report: &Value, voucher: VoucherId, kind: &str) {
     match report["verdict"].as_str() {
         Some("repaired") => assert_eq!(report["differences"][0]["kind"], kind, "{report}"),
         Some("consistent") => {
@@ -213,12 +213,10 @@ async fn redis_restored_from_an_older_snapshot_pauses_the_sale_until_rebuilt_and
     let mut won = accepted(rest, &answers);
     assert_eq!(won.len(), 5, "{:?}", answers.iter().map(|a| a.0).collect::<Vec<_>>());
     assert_eq!(app.wait_for_orders(voucher, 20, Duration::from_secs(30)).await, 20);
-    won.extend(
-        early.iter().chain(&late).map(|(user_id, _, order_id)| cityhub_core::invariants::Accepted {
-            order_id: *order_id,
-            user_id: *user_id,
-        }),
-    );
+    won.extend(early.iter().chain(&late).map(|(user_id, _, order_id)| cityhub_testkit::invariants::Accepted {
+        order_id: *order_id,
+        user_id: *user_id,
+    }));
     app.assert_invariants(voucher, &won).await;
     app.shutdown().await;
 }
@@ -237,12 +235,12 @@ async fn a_second_rebuild_from_an_earlier_reading_changes_nothing_and_keeps_what
     let state =
         scripts::SaleState { stock: 10, begin_ms: now - 1_000, end_ms: now + 600_000, pay_value: 100, buyers: vec![] };
     assert!(scripts::rebuild(&app.kv, voucher, &state).await.unwrap(), "the first rebuild writes");
-    let order = OrderIds::unleased(78).next_id().unwrap();
-    assert_eq!(scripts::reserve(&app.kv, voucher, 7, order, &[]).await.unwrap().0, Outcome::Accepted);
+    let order = OrderId(OrderIds::unleased(78).next_id().unwrap());
+    assert_eq!(scripts::reserve(&app.kv, voucher, UserId(7), order, &[]).await.unwrap().0, Outcome::Accepted);
 
     assert!(!scripts::rebuild(&app.kv, voucher, &state).await.unwrap(), "the second one must find it rebuilt");
     assert_eq!(
-        app.buyers(voucher).await.get(&7),
+        app.buyers(voucher).await.get(&UserId(7)),
         Some(&cityhub_core::seckill::scripts::BuyerEntry::Reserved(order)),
         "the sale since was wiped"
     );
@@ -257,7 +255,7 @@ async fn a_buyer_entry_holding_an_order_stored_for_another_user_is_reported() {
     let users = app.users(2).await;
     let (a, b) = (users[0].0, users[1].0);
     // Two buyers holding one order id (a collision of ids); only one order can be stored.
-    let id = OrderIds::unleased(79).next_id().unwrap();
+    let id = OrderId(OrderIds::unleased(79).next_id().unwrap());
     assert_eq!(scripts::reserve(&app.kv, voucher, a, id, &[]).await.unwrap().0, Outcome::Accepted);
     assert_eq!(scripts::reserve(&app.kv, voucher, b, id, &[]).await.unwrap().0, Outcome::Accepted);
     tokio::time::sleep(Duration::from_millis(1100)).await;
@@ -268,7 +266,7 @@ async fn a_buyer_entry_holding_an_order_stored_for_another_user_is_reported() {
         let report = reconcile(&app, voucher).await;
         report["differences"].as_array().unwrap().iter().any(|d| d["kind"] == "owner_mismatch")
     };
-    assert!(cityhub_core::testkit::eventually(Duration::from_secs(30), found).await, "the collision went unseen");
+    assert!(cityhub_testkit::eventually(Duration::from_secs(30), found).await, "the collision went unseen");
     let report = reconcile(&app, voucher).await;
     assert_eq!(report["verdict"], "drift", "{report}");
     app.shutdown().await;

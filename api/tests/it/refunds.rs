@@ -9,6 +9,8 @@ use std::time::Duration;
 use serde_json::json;
 
 use crate::app::{eventually, Options, TestApp};
+use cityhub_core::OrderId;
+use cityhub_core::VoucherId;
 
 /// Callbacks go nowhere (the tests send them); the refund job runs every second.
 fn quiet(s: &mut cityhub_core::config::Settings) {
@@ -26,7 +28,7 @@ async fn payment_row(app: &TestApp, txn: &str) -> (String, Option<String>) {
 }
 
 /// A paid order: (token, order id, transaction id).
-async fn paid_order(app: &TestApp, voucher: u64) -> (String, u64, String) {
+async fn paid_order(app: &TestApp, voucher: VoucherId) -> (String, OrderId, String) {
     let users = app.users(1).await;
     let (_, token, order) = app.stored_orders(voucher, &users).await.remove(0);
     let txn = app.start_payment(&token, order).await;

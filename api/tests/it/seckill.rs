@@ -7,9 +7,11 @@ use std::time::Duration;
 
 use futures::future::join_all;
 
-use cityhub_core::testkit::logs;
+use cityhub_testkit::logs;
 
 use crate::app::{accepted, eventually, Options, TestApp};
+use cityhub_core::OrderId;
+use cityhub_core::UserId;
 
 const DRAIN: Duration = Duration::from_secs(60);
 
@@ -21,7 +23,7 @@ async fn a_stampede_of_200_users_on_50_units_sells_exactly_50_and_everything_agr
 
     let answers = join_all(users.iter().map(|(_, token)| app.seckill(token, voucher))).await;
 
-    let accepted_ids: Vec<u64> = answers
+    let accepted_ids: Vec<OrderId> = answers
         .iter()
         .filter(|(status, _)| *status == 202)
         .map(|(_, body)| body["order_id"].as_str().unwrap().parse().unwrap())
@@ -31,13 +33,13 @@ async fn a_stampede_of_200_users_on_50_units_sells_exactly_50_and_everything_agr
     assert_eq!(sold_out, 150, "every other request is a clean sold-out");
 
     assert_eq!(app.wait_for_orders(voucher, 50, DRAIN).await, 50);
-    let stored: Vec<(u64, u64)> = sqlx::query_as("SELECT id, user_id FROM orders WHERE voucher_id = ?")
+    let stored: Vec<(OrderId, UserId)> = sqlx::query_as("SELECT id, user_id FROM orders WHERE voucher_id = ?")
         .bind(voucher)
         .fetch_all(&app.db)
         .await
         .unwrap();
-    let stored_ids: HashSet<u64> = stored.iter().map(|(id, _)| *id).collect();
-    let stored_users: HashSet<u64> = stored.iter().map(|(_, u)| *u).collect();
+    let stored_ids: HashSet<OrderId> = stored.iter().map(|(id, _)| *id).collect();
+    let stored_users: HashSet<UserId> = stored.iter().map(|(_, u)| *u).collect();
     assert_eq!(stored_ids, accepted_ids.iter().copied().collect(), "exactly the accepted orders are stored");
     assert_eq!(stored_users.len(), 50, "no user twice");
     assert_eq!(app.db_stock(voucher).await, 0);
@@ -113,7 +115,7 @@ async fn when_the_broker_is_unreachable_the_shopper_gets_503_and_can_buy_once_it
     };
     assert_eq!(last.0, 202, "never accepted once the broker was back: {last:?}");
     assert_eq!(app.redis_stock(voucher).await, 4);
-    let order_id: u64 = last.1["order_id"].as_str().unwrap().parse().unwrap();
+    let order_id: OrderId = last.1["order_id"].as_str().unwrap().parse().unwrap();
     assert_eq!(
         app.buyers(voucher).await[&user],
         BuyerEntry::Reserved(order_id),

@@ -9,10 +9,11 @@ use reqwest::Method;
 use serde_json::{json, Value};
 
 use crate::app::{eventually, Options, TestApp};
+use cityhub_core::{ShopId, UserId};
 
 /// Reads `ids` 1,000 times at once through the service; returns the names
 /// read (or the error's text).
-async fn thousand_reads(app: &TestApp, id: u64) -> Vec<Result<String, String>> {
+async fn thousand_reads(app: &TestApp, id: ShopId) -> Vec<Result<String, String>> {
     let reads = (0..1000).map(|_| {
         let shops = app.state.shops.clone();
         tokio::spawn(async move { shops.get(id).await.map(|s| s.spec.name.clone()).map_err(|e| e.to_string()) })
@@ -61,7 +62,7 @@ async fn a_thousand_reads_of_a_shop_that_does_not_exist_reach_mysql_at_most_once
 
     // No Bloom filter yet: the cached "none" is the guard.
     let before = shops.lookups();
-    let answers = thousand_reads(&app, 987_654_321).await;
+    let answers = thousand_reads(&app, ShopId(987_654_321)).await;
     assert!(answers.iter().all(|a| a.as_ref().is_err_and(|e| e.contains("does not exist"))));
     assert!(shops.lookups() - before <= 1, "{} queries", shops.lookups() - before);
     let (status, body) = app.get_at(&app.base, "/shops/987654321", None).await;
@@ -69,7 +70,7 @@ async fn a_thousand_reads_of_a_shop_that_does_not_exist_reach_mysql_at_most_once
 
     // Ids that cannot exist are refused before any lookup.
     let before = shops.lookups();
-    assert!(matches!(shops.get(MAX_ID + 1).await, Err(ShopError::NotFound(_))));
+    assert!(matches!(shops.get(ShopId(MAX_ID + 1)).await, Err(ShopError::NotFound(_))));
     let (status, _) = app.get_at(&app.base, "/shops/99999999999999999999999", None).await;
     assert_eq!(status, 400);
     assert_eq!(shops.lookups(), before);
@@ -79,7 +80,7 @@ async fn a_thousand_reads_of_a_shop_that_does_not_exist_reach_mysql_at_most_once
     assert!(shops.ensure_bloom().await.unwrap());
     assert!(!shops.ensure_bloom().await.unwrap(), "built once");
     let before = shops.lookups();
-    let answers = thousand_reads(&app, 987_654_322).await;
+    let answers = thousand_reads(&app, ShopId(987_654_322)).await;
     assert!(answers.iter().all(Result::is_err));
     assert_eq!(shops.lookups(), before, "the filter refused the id");
     let id = app.admin_shop(json!({ "name": "Late Opener", "type_id": 1 })).await;
@@ -126,7 +127,7 @@ fn offset(north: f64, east: f64) -> (f64, f64) {
     (CENTRE.0 + east / (M_PER_DEG * CENTRE.1.to_radians().cos()), CENTRE.1 + north / M_PER_DEG)
 }
 
-async fn shop_at(app: &TestApp, name: &str, type_id: u64, (x, y): (f64, f64)) -> u64 {
+async fn shop_at(app: &TestApp, name: &str, type_id: u64, (x, y): (f64, f64)) -> ShopId {
     app.admin_shop(json!({ "name": name, "type_id": type_id, "x": x, "y": y })).await
 }
 
@@ -161,7 +162,7 @@ async fn nearby_finds_shops_in_distance_order_within_the_radius_and_follows_move
     assert_eq!(names(&nearby(&app, 1, 500).await), ["A"]);
 
     // C moves next door; B changes type.
-    let put = |id: u64, body: Value| {
+    let put = |id: ShopId, body: Value| {
         let app = &app;
         async move { app.admin_send(Method::PUT, &format!("/admin/shops/{id}"), &body).await.0 }
     };
@@ -205,7 +206,7 @@ async fn the_shop_list_pages_a_type_by_id_and_shop_types_are_listed() {
         let (status, page) = app.get_at(&app.base, &path, None).await;
         assert_eq!(status, 200, "{page}");
         seen.extend(
-            page["shops"].as_array().unwrap().iter().map(|s| s["id"].as_str().unwrap().parse::<u64>().unwrap()),
+            page["shops"].as_array().unwrap().iter().map(|s| s["id"].as_str().unwrap().parse::<ShopId>().unwrap()),
         );
         match page["next_cursor"].as_str() {
             Some(cursor) => path = format!("/shops?type_id=6&limit=2&cursor={cursor}"),
@@ -291,8 +292,8 @@ async fn unique_visitors_count_signed_in_readers_per_day_within_two_percent() {
     let (day1, day2) = (today - chrono::Days::new(3), today - chrono::Days::new(2));
     let visits: Vec<Visit> = (0..10_000u64)
         .chain(0..5_000)
-        .map(|u| Visit { shop_id: id, user_id: 1_000_000 + u, day: day1 })
-        .chain((7_000..11_000u64).map(|u| Visit { shop_id: id, user_id: 1_000_000 + u, day: day2 }))
+        .map(|u| Visit { shop_id: id, user_id: UserId(1_000_000 + u), day: day1 })
+        .chain((7_000..11_000u64).map(|u| Visit { shop_id: id, user_id: UserId(1_000_000 + u), day: day2 }))
         .collect();
     for chunk in visits.chunks(4096) {
         app.state.shops.visitor_log().add(chunk).await.unwrap();

@@ -5,11 +5,12 @@
 use std::time::Duration;
 
 use cityhub_core::kv::CityKeys;
-use cityhub_core::testkit::eventually;
+use cityhub_testkit::eventually;
 use reqwest::Method;
 use serde_json::Value;
 
 use crate::app::{Options, TestApp};
+use cityhub_core::UserId;
 
 const DRAIN: Duration = Duration::from_secs(60);
 
@@ -18,12 +19,12 @@ async fn send(app: &TestApp, method: Method, path: &str, token: &str) -> (u16, V
     (r.status().as_u16(), r.json().await.unwrap_or(Value::Null))
 }
 
-async fn follow(app: &TestApp, token: &str, user: u64) -> (u16, Value) {
+async fn follow(app: &TestApp, token: &str, user: UserId) -> (u16, Value) {
     send(app, Method::PUT, &format!("/users/{user}/follow"), token).await
 }
 
 /// The user ids of a response's `users`, in order.
-fn ids(body: &Value) -> Vec<u64> {
+fn ids(body: &Value) -> Vec<UserId> {
     body["users"]
         .as_array()
         .unwrap_or(&Vec::new())
@@ -54,7 +55,7 @@ async fn self_follow_unknown_users_and_blocks_each_get_their_own_error_and_write
 
     let (status, body) = follow(&app, &ta, a).await;
     assert_eq!((status, body["code"].as_str()), (422, Some("self_relation")), "{body}");
-    let (status, body) = follow(&app, &ta, 9_000_000).await;
+    let (status, body) = follow(&app, &ta, UserId(9_000_000)).await;
     assert_eq!((status, body["code"].as_str()), (404, Some("user_not_found")), "{body}");
     let (status, body) = send(&app, Method::PUT, &format!("/users/{a}/block"), &ta).await;
     assert_eq!((status, body["code"].as_str()), (422, Some("self_relation")), "{body}");
@@ -102,7 +103,7 @@ async fn a_follow_reaches_lists_counts_friends_common_follows_and_recommendation
     for (x, y) in [(a, b), (b, a), (b, c), (c, b), (a, e), (e, a), (b, d), (e, c)] {
         assert_eq!(follow(&app, token(x), id(y)).await.0, 200);
     }
-    let followers_of = |user: u64| {
+    let followers_of = |user: UserId| {
         let app = &app;
         async move { ids(&app.get_at(&app.base, &format!("/users/{user}/followers"), Some(token(a))).await.1) }
     };
@@ -117,7 +118,7 @@ async fn a_follow_reaches_lists_counts_friends_common_follows_and_recommendation
     got.sort();
     assert_eq!(got, [id(a), id(c)]);
     let (_, common) = app.get_at(&app.base, &format!("/users/{}/common-follows", id(e)), Some(token(a))).await;
-    assert_eq!(ids(&common), Vec::<u64>::new(), "a follows b and e; e follows a and c");
+    assert_eq!(ids(&common), Vec::<UserId>::new(), "a follows b and e; e follows a and c");
     let (_, common) = app.get_at(&app.base, &format!("/users/{}/common-follows", id(c)), Some(token(a))).await;
     assert_eq!(ids(&common), [id(b)]);
     let path = format!("/users/{}/following-status?ids={},{},{},{}", id(a), id(b), id(c), id(d), id(e));
@@ -171,7 +172,7 @@ async fn lists_page_newest_first_and_a_lost_list_is_rebuilt_with_the_same_conten
             let body = page(cursor).await;
             all.extend(body["users"].as_array().unwrap().iter().map(|u| {
                 let since = chrono::DateTime::parse_from_rfc3339(u["since"].as_str().unwrap()).unwrap();
-                (since, u["user_id"].as_str().unwrap().parse::<u64>().unwrap())
+                (since, u["user_id"].as_str().unwrap().parse::<UserId>().unwrap())
             }));
             pages += 1;
             cursor = body["next_cursor"].as_str().map(str::to_owned);
@@ -183,9 +184,9 @@ async fn lists_page_newest_first_and_a_lost_list_is_rebuilt_with_the_same_conten
     assert!(eventually(DRAIN, || async { applied(&app).await == 25 }).await, "every follow applied");
     let (before, pages) = walk().await;
     assert_eq!(pages, 3);
-    let mut seen: Vec<u64> = before.iter().map(|e| e.1).collect();
+    let mut seen: Vec<UserId> = before.iter().map(|e| e.1).collect();
     seen.sort();
-    let mut want: Vec<u64> = users[1..].iter().map(|u| u.0).collect();
+    let mut want: Vec<UserId> = users[1..].iter().map(|u| u.0).collect();
     want.sort();
     assert_eq!(seen, want, "every follower exactly once across the pages");
     assert!(before.windows(2).all(|w| w[0].0 >= w[1].0), "newest first");

@@ -5,8 +5,9 @@ use redis::AsyncCommands;
 use serde_json::{json, Value};
 
 use crate::app::TestApp;
+use cityhub_core::{ShopId, VoucherId};
 
-fn body(shop: u64) -> Value {
+fn body(shop: ShopId) -> Value {
     let now = chrono::Utc::now();
     json!({
         "shop_id": shop, "title": "20 off", "pay_value": 8000, "actual_value": 10000, "stock": 7,
@@ -22,7 +23,7 @@ async fn creating_a_voucher_stores_it_and_preloads_its_stock_and_window() {
     let r = app.http.post(app.url("/admin/vouchers")).bearer_auth(app.admin_token()).json(&req).send().await.unwrap();
     assert_eq!(r.status(), 201);
     let created: Value = r.json().await.unwrap();
-    let id: u64 = created["id"].as_str().unwrap().parse().unwrap();
+    let id: VoucherId = created["id"].as_str().unwrap().parse().unwrap();
     assert_eq!(created["stock"], 7);
 
     assert_eq!(app.db_stock(id).await, 7);
@@ -73,7 +74,7 @@ async fn invalid_vouchers_are_refused_and_nothing_is_written() {
         cases.push((b, 422));
     }
     let mut unknown_shop = body(shop);
-    unknown_shop["shop_id"] = json!(shop + 1000);
+    unknown_shop["shop_id"] = json!(shop.get() + 1000);
     cases.push((unknown_shop, 422));
     for (b, status) in cases {
         let r = app.http.post(app.url("/admin/vouchers")).bearer_auth(app.admin_token()).json(&b).send().await.unwrap();

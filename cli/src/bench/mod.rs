@@ -41,11 +41,13 @@ use serde::Serialize;
 use sqlx::MySqlPool;
 
 use cityhub_core::config::{Secret, Settings};
-use cityhub_core::invariants::{self, Accepted, Scope};
 use cityhub_core::kv::{CityKeys, Kv};
+use cityhub_testkit::invariants::{self, Accepted, Scope};
 
 use crate::flash_sale::{self, Plan};
 use crate::platform::{rss_mb, Platform};
+use cityhub_core::VoucherId;
+use cityhub_core::{OrderId, UserId};
 use stages::Stages;
 
 #[derive(Debug, Clone, clap::Args)]
@@ -221,7 +223,7 @@ async fn p1(
     plan: &Plan,
     users: &[cityhub_core::auth::Issued],
     args: &Args,
-) -> anyhow::Result<(tools::Wrk, u64, Vec<invariants::Check>)> {
+) -> anyhow::Result<(tools::Wrk, VoucherId, Vec<invariants::Check>)> {
     let voucher = flash_sale::create_voucher(settings, plan).await?;
     let w = tools::wrk(api, voucher, users, args).await?;
     // wrk stops with requests in flight, which the API may still accept
@@ -234,12 +236,12 @@ async fn p1(
     let sold = (i64::from(plan.stock) - left).max(0) as usize;
     flash_sale::drain(db, voucher, sold, Duration::from_secs(60), true).await?;
     let state = invariants::load(db, kv, voucher).await?;
-    let buyer_of: std::collections::HashMap<u64, u64> =
+    let buyer_of: std::collections::HashMap<OrderId, UserId> =
         state.buyers.iter().map(|(user, entry)| (entry.order(), *user)).collect();
     let accepted: Vec<Accepted> = w
         .accepted
         .iter()
-        .map(|&order_id| Accepted { order_id, user_id: buyer_of.get(&order_id).copied().unwrap_or(0) })
+        .map(|&order_id| Accepted { order_id, user_id: buyer_of.get(&order_id).copied().unwrap_or_default() })
         .collect();
     let checks = invariants::check(&accepted, &state, Scope::Partial);
     Ok((w, voucher, checks))

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use cityhub_core::auth::{Auth, Issued};
 use cityhub_core::kv::{CityKeys, Kv};
+use cityhub_core::UserId;
 use sqlx::{MySql, MySqlPool, QueryBuilder};
 
 /// How many users the friends follow between them, per friend, and how
@@ -33,9 +34,9 @@ pub async fn seed(db: &MySqlPool, auth: &Auth, first_phone: u64, followings: usi
     let others_n = followings * OTHERS_PER_FRIEND;
     let users = crate::users::create(auth, first_phone, 1 + followings + others_n).await?;
     let me = users[0].session.user_id;
-    let friends: Vec<u64> = users[1..=followings].iter().map(|u| u.session.user_id).collect();
-    let others: Vec<u64> = users[followings + 1..].iter().map(|u| u.session.user_id).collect();
-    let mut pairs: Vec<(u64, u64)> = friends.iter().flat_map(|&f| [(me, f), (f, me)]).collect();
+    let friends: Vec<UserId> = users[1..=followings].iter().map(|u| u.session.user_id).collect();
+    let others: Vec<UserId> = users[followings + 1..].iter().map(|u| u.session.user_id).collect();
+    let mut pairs: Vec<(UserId, UserId)> = friends.iter().flat_map(|&f| [(me, f), (f, me)]).collect();
     for (i, &f) in friends.iter().enumerate() {
         pairs.extend((0..EACH_FOLLOWS).map(|k| (f, others[(i * 7 + k * 251) % others_n])));
     }

@@ -18,6 +18,8 @@ use sqlx::MySqlPool;
 
 use super::Args;
 use crate::flash_sale;
+use cityhub_core::UserId;
+use cityhub_core::{OrderId, VoucherId};
 
 /// Each stage of the accepted path alone, per second.
 #[derive(Debug, Clone, Copy, serde::Serialize)]
@@ -38,7 +40,7 @@ impl Stages {
 /// EVALSHA/s of `seckill.lua` where every call is accepted: a voucher with
 /// unbounded stock, a random user each call (redis-benchmark).
 pub async fn accepted_evalsha(settings: &Settings, kv: &Kv, args: &Args) -> anyhow::Result<f64> {
-    let voucher = u64::from(rand::random::<u32>()) + (1 << 40);
+    let voucher = VoucherId(u64::from(rand::random::<u32>()) + (1 << 40));
     let hash = kv.keys.seckill_voucher(voucher);
     let generation = kv.generation.current().await?.to_string();
     let fields = [
@@ -87,9 +89,9 @@ pub async fn send_and_drain(
     cityhub_platform::mq::ensure_topic(&producer, &stage, mq.topic_queues).await;
     let publisher = BatchPublisher::spawn(producer.clone(), stage.clone(), BatchConfig::from(mq));
     let sample = OrderMessage {
-        order_id: u64::MAX >> 1,
-        user_id: 1_000_000,
-        voucher_id: 1_000,
+        order_id: OrderId(u64::MAX >> 1),
+        user_id: UserId(1_000_000),
+        voucher_id: VoucherId(1_000),
         pay_amount: 100,
         created_at_ms: cityhub_platform::now_ms(),
         request_id: None,
@@ -123,7 +125,7 @@ pub async fn send_and_drain(
 
 /// Rows/s the worker stores: from its first stored order of `voucher` to
 /// the last, so consumer start-up does not count.
-pub async fn drain_rate(db: &MySqlPool, voucher: u64, expected: usize) -> anyhow::Result<f64> {
+pub async fn drain_rate(db: &MySqlPool, voucher: VoucherId, expected: usize) -> anyhow::Result<f64> {
     let deadline = Instant::now() + Duration::from_secs(300);
     let (mut first, mut base) = (None, 0);
     loop {
@@ -145,7 +147,7 @@ type OrderRow = (u64, u64, u64, String, u64, chrono::DateTime<chrono::Utc>);
 
 /// Rows/s of plain multi-row INSERTs (1000 rows each, one connection) of the
 /// same orders into a copy of the table.
-pub async fn raw_insert_rate(db: &MySqlPool, voucher: u64) -> anyhow::Result<f64> {
+pub async fn raw_insert_rate(db: &MySqlPool, voucher: VoucherId) -> anyhow::Result<f64> {
     let rows: Vec<OrderRow> = sqlx::query_as(
         "SELECT id, user_id, voucher_id, status, pay_amount, created_at FROM orders WHERE voucher_id = ?",
     )

@@ -6,11 +6,13 @@ use cityhub_core::config::Settings;
 use cityhub_core::kv::{CityKeys, Kv};
 
 use super::Args;
+use cityhub_core::OrderId;
+use cityhub_core::VoucherId;
 
 pub struct Wrk {
     pub rps: f64,
     /// Order ids of the 202 answers wrk saw.
-    pub accepted: Vec<u64>,
+    pub accepted: Vec<OrderId>,
     pub p99_ms: f64,
     /// Socket errors and timeouts.
     pub errors: usize,
@@ -18,7 +20,12 @@ pub struct Wrk {
 
 /// A P1 stampede with `wrk` (Debian package `wrk`): `connections`
 /// connections for `p1_seconds`, each request a different shopper.
-pub async fn wrk(api: &str, voucher: u64, users: &[cityhub_core::auth::Issued], args: &Args) -> anyhow::Result<Wrk> {
+pub async fn wrk(
+    api: &str,
+    voucher: VoucherId,
+    users: &[cityhub_core::auth::Issued],
+    args: &Args,
+) -> anyhow::Result<Wrk> {
     let dir = std::env::temp_dir().join(format!("cityhub-wrk-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
     let (script, tokens) = (dir.join("seckill.lua"), dir.join("tokens.txt"));
@@ -81,7 +88,7 @@ fn wrk_duration_ms(v: &str) -> f64 {
 
 /// `redis-benchmark` EVALSHA of `lua/seckill.lua` on the sold-out voucher,
 /// random users (so each call takes the sold-out path, like most P1 requests).
-pub async fn redis_benchmark(settings: &Settings, kv: &Kv, voucher: u64, args: &Args) -> anyhow::Result<f64> {
+pub async fn redis_benchmark(settings: &Settings, kv: &Kv, voucher: VoucherId, args: &Args) -> anyhow::Result<f64> {
     let url = settings.redis.url.expose();
     let hostport = url.trim_start_matches("redis://").trim_end_matches('/');
     let (host, port) = hostport.rsplit_once(':').unwrap_or((hostport, "6379"));

@@ -20,7 +20,19 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::process::Command;
 use tokio::sync::watch;
 
+use cityhub_platform::mq::runtime::MqRuntime;
+use cityhub_platform::mq::{ensure_topic, start_producer, topic_reachable, ClientRuntime};
+
 use crate::platform::{free_port, Process};
+
+/// How long a fresh lab's broker gets to serve its first topic.
+const SERVE_WITHIN: Duration = Duration::from_secs(60);
+
+/// One RocketMQ client runtime for every lab of the process.
+fn lab_mq_client() -> Arc<ClientRuntime> {
+    static RT: std::sync::OnceLock<MqRuntime> = std::sync::OnceLock::new();
+    RT.get_or_init(|| MqRuntime::new("lab").expect("mq runtime")).client()
+}
 
 /// One service of the lab.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -184,23 +196,76 @@ impl Lab {
         let (forwarder, redis_port) = Forwarder::start(lab.redis_server_port).await?;
         (lab.forwarder, lab.redis_port) = (Some(forwarder), redis_port);
         for part in [Part::Database, Part::Redis, Part::NameServer, Part::Broker] {
-            let mut attempt = 1;
-            while let Err(err) = lab.start_part(part).await {
-                // Its port may have been taken since it was picked: pick another.
-                if attempt == 3 {
-                    return Err(err);
-                }
-                eprintln!("{} did not start on its port; trying another: {err}", part.name());
-                if part == Part::Broker {
-                    // A broker that died while starting may leave a store it
-                    // cannot open again; the lab has nothing in it yet.
-                    let _ = std::fs::remove_dir_all(lab.dir.join("rocketmq"));
-                }
+            lab.start_fresh(part).await?;
+        }
+        // A fresh broker may register with its name server late on a loaded
+        // machine, or (rarely) never serve at all: the lab is handed out only
+        // once a topic made through it is routed, else its RocketMQ pair is
+        // started again on new ports with an empty store.
+        for attempt in 1.. {
+            if lab.broker_serves(SERVE_WITHIN).await {
+                break;
+            }
+            if attempt == 3 {
+                bail!(
+                    "the lab's broker never served a topic; its log ends:\n{}\nthe name server's:\n{}",
+                    lab.log_tail(Part::Broker, 30),
+                    lab.log_tail(Part::NameServer, 10)
+                );
+            }
+            eprintln!(
+                "the lab's broker served no topic within {SERVE_WITHIN:?} (attempt {attempt}); starting its RocketMQ pair \
+                 again; its log ends:\n{}",
+                lab.log_tail(Part::Broker, 30)
+            );
+            lab.kill(Part::Broker).await?;
+            lab.kill(Part::NameServer).await?;
+            for part in [Part::NameServer, Part::Broker] {
                 lab.repick(part)?;
-                attempt += 1;
+                lab.start_fresh(part).await?;
             }
         }
         Ok(lab)
+    }
+
+    /// Starts `part` before the platform knows its ports: one whose port was
+    /// taken since it was picked gets another, up to three times.
+    async fn start_fresh(&mut self, part: Part) -> anyhow::Result<()> {
+        let mut attempt = 1;
+        loop {
+            if part == Part::Broker {
+                // A broker that died while starting may leave a store it
+                // cannot open again; the lab has nothing in it yet.
+                let _ = std::fs::remove_dir_all(self.dir.join("rocketmq"));
+            }
+            match self.start_part(part).await {
+                Ok(()) => return Ok(()),
+                Err(err) if attempt == 3 => return Err(err),
+                Err(err) => eprintln!("{} did not start on its port; trying another: {err}", part.name()),
+            }
+            self.repick(part)?;
+            attempt += 1;
+        }
+    }
+
+    /// True once a probe topic, created through the broker, has a writable
+    /// route at the name server, within `within`.
+    pub async fn broker_serves(&self, within: Duration) -> bool {
+        let settings = self.settings(&Settings::defaults());
+        let deadline = Instant::now() + within;
+        let Ok(mut admin) = start_producer(&lab_mq_client(), &settings.mq, "cityhub_lab_probe").await else {
+            return false;
+        };
+        let mut serves = false;
+        while !serves && Instant::now() < deadline {
+            serves = ensure_topic(&admin, "cityhub_lab_probe", 1).await
+                && topic_reachable(&admin, "cityhub_lab_probe", Duration::from_secs(5)).await;
+            if !serves {
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+        }
+        admin.shutdown().await;
+        serves
     }
 
     /// A new port for `part`, before the platform knows its ports.

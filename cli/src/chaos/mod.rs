@@ -28,12 +28,14 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use cityhub_core::config::Settings;
-use cityhub_core::invariants::{self, Accepted, Tally};
 use cityhub_core::kv::Kv;
+use cityhub_testkit::invariants::{self, Accepted, Tally};
 use serde::{Deserialize, Serialize};
 use sqlx::MySqlPool;
 
 use crate::platform::Platform;
+use cityhub_core::UserId;
+use cityhub_core::VoucherId;
 use lab::{Lab, Part};
 use shoppers::{Answer, Pace, Record, Shoppers};
 
@@ -256,7 +258,7 @@ struct Run<'a> {
     platform: Platform,
     db: MySqlPool,
     kv: Kv,
-    voucher: u64,
+    voucher: VoucherId,
     shoppers: Arc<Shoppers>,
 }
 
@@ -605,7 +607,7 @@ fn accepted(records: &[Record]) -> Vec<Accepted> {
 }
 
 /// Per user, the requests that reached the API and got no answer.
-fn unanswered(records: &[Record]) -> HashMap<u64, usize> {
+fn unanswered(records: &[Record]) -> HashMap<UserId, usize> {
     let mut per_user = HashMap::new();
     for r in records.iter().filter(|r| r.answer == Answer::NoAnswer) {
         *per_user.entry(r.user_id).or_insert(0) += 1;

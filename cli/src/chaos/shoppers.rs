@@ -12,12 +12,14 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use cityhub_core::auth::{Auth, Issued};
+use cityhub_core::OrderId;
+use cityhub_core::UserId;
 use tokio::sync::Semaphore;
 
 /// What one request got back.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Answer {
-    Accepted(u64),
+    Accepted(OrderId),
     /// Any other status, with the error body's `code`.
     Refused(u16, String),
     /// The request reached the API and no answer came (the API died under
@@ -43,7 +45,7 @@ impl Answer {
 #[derive(Debug, Clone)]
 pub struct Record {
     pub at: Duration,
-    pub user_id: u64,
+    pub user_id: UserId,
     pub answer: Answer,
 }
 

@@ -13,8 +13,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use cityhub_core::config::Settings;
-use cityhub_core::invariants::{self, Tally};
 use cityhub_core::orders::OrderStatus;
+use cityhub_testkit::invariants::{self, Tally};
 use serde::{Deserialize, Serialize};
 
 use super::lab::Lab;

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use cityhub_cli::flash_sale::{self, Plan};
-use cityhub_core::invariants::{self, Accepted, Scope};
+use cityhub_testkit::invariants::{self, Accepted, Scope};
 
 use crate::E2e;
 

@@ -12,7 +12,7 @@ mod parked;
 use std::path::PathBuf;
 
 use cityhub_cli::platform::Platform;
-use cityhub_core::testkit::TestEnv;
+use cityhub_testkit::TestEnv;
 
 /// A private platform plus a scratch folder for its logs and outputs.
 pub struct E2e {

@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
-use cityhub_core::testkit::{eventually, mq_client};
 use cityhub_platform::mq::publisher::{BatchConfig, BatchPublisher};
+use cityhub_testkit::{eventually, mq_client};
 
 use crate::E2e;
 

@@ -42,6 +42,7 @@ pub mod guard;
 pub use guard::{Lockouts, PhoneStep, Step, Strike, StrikeLimits};
 
 use crate::config::AuthSettings;
+use crate::ids::UserId;
 use crate::kv::{CityKeys, Kv};
 
 /// A user's role; admin routes require [`Role::Admin`].
@@ -74,7 +75,7 @@ impl Role {
 /// Who is calling, as stored behind a bearer token.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Session {
-    pub user_id: u64,
+    pub user_id: UserId,
     pub role: Role,
 }
 
@@ -130,7 +131,7 @@ pub fn scripts() -> [&'static redis::Script; 1] {
 /// The Redis copy of a session.
 #[derive(Debug, Serialize, Deserialize)]
 struct Cached {
-    user_id: u64,
+    user_id: UserId,
     role: Role,
     /// The Redis generation it was written under.
     #[serde(rename = "gen")]
@@ -261,7 +262,7 @@ impl Auth {
                 list.push_bind(phone.as_str());
             }
             select.push(")");
-            let rows: Vec<(String, u64, String)> = select.build_query_as().fetch_all(&self.db).await?;
+            let rows: Vec<(String, UserId, String)> = select.build_query_as().fetch_all(&self.db).await?;
             let by_phone: std::collections::HashMap<String, Session> = rows
                 .into_iter()
                 .map(|(phone, user_id, role)| (phone, Session { user_id, role: Role::from_column(&role) }))
@@ -333,7 +334,7 @@ impl Auth {
         &self,
         sessions: &[(String, Session)],
         until: DateTime<Utc>,
-    ) -> Result<std::collections::HashMap<u64, Role>, AuthError> {
+    ) -> Result<std::collections::HashMap<UserId, Role>, AuthError> {
         let generation = self.kv.generation.current().await?;
         let mut pipe = redis::pipe();
         for (hash, session) in sessions {
@@ -360,8 +361,11 @@ impl Auth {
     }
 
     /// The current roles of `users`.
-    async fn roles(&self, users: impl Iterator<Item = u64>) -> Result<std::collections::HashMap<u64, Role>, AuthError> {
-        let mut ids: Vec<u64> = users.collect();
+    async fn roles(
+        &self,
+        users: impl Iterator<Item = UserId>,
+    ) -> Result<std::collections::HashMap<UserId, Role>, AuthError> {
+        let mut ids: Vec<UserId> = users.collect();
         ids.sort_unstable();
         ids.dedup();
         let mut roles = std::collections::HashMap::with_capacity(ids.len());
@@ -372,7 +376,7 @@ impl Auth {
                 list.push_bind(*id);
             }
             select.push(")");
-            let rows: Vec<(u64, String)> = select.build_query_as().fetch_all(&self.db).await?;
+            let rows: Vec<(UserId, String)> = select.build_query_as().fetch_all(&self.db).await?;
             roles.extend(rows.into_iter().map(|(id, role)| (id, Role::from_column(&role))));
         }
         Ok(roles)
@@ -413,7 +417,7 @@ impl Auth {
             .bind(phone.as_str())
             .execute(&self.db)
             .await?;
-        let user_id: Option<u64> = sqlx::query_scalar("SELECT id FROM users WHERE phone = ?")
+        let user_id: Option<UserId> = sqlx::query_scalar("SELECT id FROM users WHERE phone = ?")
             .bind(phone.as_str())
             .fetch_optional(&self.db)
             .await?;
@@ -429,7 +433,7 @@ impl Auth {
             self.forget_everywhere(hash).await?;
         }
         tracing::info!(
-            user_id,
+            %user_id,
             role = role.as_column(),
             changed = done.rows_affected() > 0,
             sessions = hashes.len(),
@@ -502,7 +506,7 @@ impl Auth {
 
     /// The row of a live session, with the user's role; its copy refreshed.
     async fn stored_session(&self, hash: &str) -> Result<Option<Session>, AuthError> {
-        let row: Option<(u64, String, DateTime<Utc>)> = sqlx::query_as(
+        let row: Option<(UserId, String, DateTime<Utc>)> = sqlx::query_as(
             "SELECT s.user_id, u.role, s.expires_at FROM sessions s JOIN users u ON u.id = s.user_id \
              WHERE s.token_hash = ? AND s.expires_at > CURRENT_TIMESTAMP(3)",
         )

@@ -123,9 +123,17 @@ pub fn after_message_failure(outage: bool, failing_for: Duration, give_up_after:
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ids::{OrderId, UserId, VoucherId};
 
-    fn order(order_id: u64, user_id: u64) -> OrderMessage {
-        OrderMessage { order_id, user_id, voucher_id: 7, pay_amount: 100, created_at_ms: 0, request_id: None }
+    fn order(order: u64, user: u64) -> OrderMessage {
+        OrderMessage {
+            order_id: OrderId(order),
+            user_id: UserId(user),
+            voucher_id: VoucherId(7),
+            pay_amount: 100,
+            created_at_ms: 0,
+            request_id: None,
+        }
     }
 
     #[test]
@@ -147,8 +155,8 @@ mod tests {
     #[test]
     fn a_stored_order_redis_had_no_entry_for_is_written_back_and_a_conflict_is_parked() {
         let mut stored = Stored::default();
-        stored.inserted.insert(1);
-        stored.conflicts.insert((2, 20, 7));
+        stored.inserted.insert(OrderId(1));
+        stored.conflicts.insert((OrderId(2), UserId(20), VoucherId(7)));
         assert_eq!(after_store(&order(1, 10), Confirm::Unknown, &stored), AfterStore::WriteBack);
         assert_eq!(after_store(&order(1, 10), Confirm::Confirmed, &stored), AfterStore::Done);
         // A paused voucher's rebuild counts its orders: nothing is written back.
@@ -160,9 +168,9 @@ mod tests {
 
     #[test]
     fn a_rule_refusal_parks_with_its_own_kind_and_a_db_error_never_counts_as_a_rule() {
-        assert_eq!(refused(&StoreError::StockExhausted(7)), Refusal::StockExhausted);
+        assert_eq!(refused(&StoreError::StockExhausted(VoucherId(7))), Refusal::StockExhausted);
         assert_eq!(refused(&StoreError::DuplicateBuyer), Refusal::DuplicateBuyer);
-        assert_eq!(refused(&StoreError::UnknownVoucher(7)), Refusal::UnknownVoucher);
+        assert_eq!(refused(&StoreError::UnknownVoucher(VoucherId(7))), Refusal::UnknownVoucher);
     }
 
     #[test]

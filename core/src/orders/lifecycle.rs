@@ -26,15 +26,16 @@ use sqlx::{MySqlConnection, MySqlPool};
 
 use super::{OrderError, OrderStatus};
 use crate::config::OrderSettings;
+use crate::ids::{OrderId, UserId, VoucherId};
 use crate::kv::Kv;
 use crate::seckill::scripts::{self, GiveBack};
 
 /// The event a dead order owes: give its unit back in Redis and free its buyer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StockRelease {
-    pub order_id: u64,
-    pub user_id: u64,
-    pub voucher_id: u64,
+    pub order_id: OrderId,
+    pub user_id: UserId,
+    pub voucher_id: VoucherId,
 }
 
 /// A move of an order's status, each an optimistic update on `from`.
@@ -116,7 +117,7 @@ impl Lifecycle {
 
     /// Applies `m` to `order_id` in its own transaction (see the module doc);
     /// a releasing move gives the unit back in Redis right after the commit.
-    pub async fn apply(&self, order_id: u64, m: Move) -> Result<Moved, OrderError> {
+    pub async fn apply(&self, order_id: OrderId, m: Move) -> Result<Moved, OrderError> {
         let mut tx = self.db.begin().await?;
         let moved = self.apply_in(&mut tx, order_id, m).await?;
         tx.commit().await?;
@@ -134,7 +135,7 @@ impl Lifecycle {
 
     /// Applies `m` inside the caller's transaction; the caller commits and
     /// then calls [`Lifecycle::settle`].
-    pub async fn apply_in(&self, tx: &mut MySqlConnection, order_id: u64, m: Move) -> Result<Moved, OrderError> {
+    pub async fn apply_in(&self, tx: &mut MySqlConnection, order_id: OrderId, m: Move) -> Result<Moved, OrderError> {
         // Paying needs the window open, expiring needs it closed; the other
         // moves ignore it.
         let (set, window) = match m {
@@ -154,10 +155,11 @@ impl Lifecycle {
         if !m.releases() {
             return Ok(Moved::Done { release: None });
         }
-        let (user_id, voucher_id): (u64, u64) = sqlx::query_as("SELECT user_id, voucher_id FROM orders WHERE id = ?")
-            .bind(order_id)
-            .fetch_one(&mut *tx)
-            .await?;
+        let (user_id, voucher_id): (UserId, VoucherId) =
+            sqlx::query_as("SELECT user_id, voucher_id FROM orders WHERE id = ?")
+                .bind(order_id)
+                .fetch_one(&mut *tx)
+                .await?;
         sqlx::query("UPDATE seckill_vouchers SET stock = stock + 1 WHERE voucher_id = ?")
             .bind(voucher_id)
             .execute(&mut *tx)
@@ -174,7 +176,7 @@ impl Lifecycle {
         match scripts::give_back(&self.kv, event, voucher_id, user_id, order_id).await {
             Ok(outcome) => Some(outcome),
             Err(err) => {
-                tracing::warn!(order_id, error = %err, "stock not given back in Redis yet; the release event will");
+                tracing::warn!(%order_id, error = %err, "stock not given back in Redis yet; the release event will");
                 None
             }
         }
@@ -182,8 +184,8 @@ impl Lifecycle {
 
     /// Up to `limit` unpaid orders past their payment window, oldest first
     /// (read by the `(status, stored_at)` index).
-    pub async fn expired(&self, limit: u32) -> Result<Vec<u64>, OrderError> {
-        let rows: Vec<(u64,)> = sqlx::query_as(
+    pub async fn expired(&self, limit: u32) -> Result<Vec<OrderId>, OrderError> {
+        let rows: Vec<(OrderId,)> = sqlx::query_as(
             "SELECT id FROM orders FORCE INDEX (idx_orders_status_stored) \
              WHERE status = ? AND stored_at <= ? ORDER BY stored_at LIMIT ?",
         )

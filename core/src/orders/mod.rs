@@ -22,6 +22,7 @@ use redis::AsyncCommands;
 use serde::Serialize;
 use sqlx::MySqlPool;
 
+use crate::ids::{OrderId, UserId, VoucherId};
 use crate::kv::{CityKeys, Kv};
 use crate::seckill::PendingOrder;
 
@@ -93,8 +94,8 @@ impl From<&store::StoreError> for Refusal {
 /// An order as its owner sees it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct OrderView {
-    pub order_id: u64,
-    pub voucher_id: u64,
+    pub order_id: OrderId,
+    pub voucher_id: VoucherId,
     pub status: OrderStatus,
     pub pay_amount: Option<u64>,
     pub created_at: Option<DateTime<Utc>>,
@@ -112,10 +113,12 @@ pub enum OrderError {
     #[error(transparent)]
     Outbox(#[from] cityhub_platform::outbox::OutboxError),
     #[error("order {0} has an unknown status {1:?}")]
-    CorruptStatus(u64, String),
+    CorruptStatus(OrderId, String),
 }
 
-type OrderRow = (u64, u64, String, u64, DateTime<Utc>, DateTime<Utc>);
+/// A stored order's columns after `first` (its id when listing, its owner
+/// when one order is looked up): voucher, status, amount, creation, storing.
+type OrderRow<First> = (First, VoucherId, String, u64, DateTime<Utc>, DateTime<Utc>);
 
 /// A page of `user_id`'s stored orders, newest first (order ids are
 /// time-ordered), those older than `before` when given. Orders still queued
@@ -123,16 +126,16 @@ type OrderRow = (u64, u64, String, u64, DateTime<Utc>, DateTime<Utc>);
 pub async fn list_for_user(
     db: &MySqlPool,
     window: Duration,
-    user_id: u64,
-    before: Option<u64>,
+    user_id: UserId,
+    before: Option<OrderId>,
     limit: u32,
 ) -> Result<Vec<OrderView>, OrderError> {
-    let rows: Vec<OrderRow> = sqlx::query_as(
+    let rows: Vec<OrderRow<OrderId>> = sqlx::query_as(
         "SELECT id, voucher_id, status, pay_amount, created_at, stored_at FROM orders \
          WHERE user_id = ? AND id < ? ORDER BY id DESC LIMIT ?",
     )
     .bind(user_id)
-    .bind(before.unwrap_or(u64::MAX))
+    .bind(before.unwrap_or(OrderId(u64::MAX)))
     .bind(limit)
     .fetch_all(db)
     .await?;
@@ -151,8 +154,8 @@ fn ends(from: DateTime<Utc>, window: Duration) -> DateTime<Utc> {
 /// A stored order's view; a status the enum does not know is corruption.
 /// An unpaid order past `pay_by` is shown closed.
 fn stored_view(
-    order_id: u64,
-    voucher_id: u64,
+    order_id: OrderId,
+    voucher_id: VoucherId,
     status: String,
     pay_amount: u64,
     created_at: DateTime<Utc>,
@@ -173,10 +176,10 @@ pub async fn find_for_user(
     db: &MySqlPool,
     kv: &Kv,
     window: Duration,
-    order_id: u64,
-    user_id: u64,
+    order_id: OrderId,
+    user_id: UserId,
 ) -> Result<Option<OrderView>, OrderError> {
-    let row: Option<OrderRow> = sqlx::query_as(
+    let row: Option<OrderRow<UserId>> = sqlx::query_as(
         "SELECT user_id, voucher_id, status, pay_amount, created_at, stored_at FROM orders WHERE id = ?",
     )
     .bind(order_id)

@@ -14,18 +14,19 @@ use chrono::{DateTime, Utc};
 use sqlx::{MySql, MySqlConnection, MySqlPool, QueryBuilder};
 
 use super::OrderStatus;
+use crate::ids::{OrderId, UserId, VoucherId};
 use crate::seckill::OrderMessage;
 
 /// What a committed batch did.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Stored {
     /// Ids of the orders inserted now.
-    pub inserted: HashSet<u64>,
+    pub inserted: HashSet<OrderId>,
     /// Messages whose order was already stored (redeliveries).
     pub duplicates: usize,
     /// Messages whose order id is stored for another user or voucher, as
     /// (order id, user id, voucher id) of the message; nothing was written for them.
-    pub conflicts: HashSet<(u64, u64, u64)>,
+    pub conflicts: HashSet<(OrderId, UserId, VoucherId)>,
 }
 
 /// Why a batch was not stored.
@@ -33,13 +34,13 @@ pub struct Stored {
 pub enum StoreError {
     /// DB stock cannot cover the batch's orders for this voucher.
     #[error("voucher {0} has too little stock in the database")]
-    StockExhausted(u64),
+    StockExhausted(VoucherId),
     /// Another live order of the same user for the same voucher is stored.
     #[error("user already has an order for this voucher")]
     DuplicateBuyer,
     /// The voucher has no seckill row.
     #[error("voucher {0} is not a seckill voucher")]
-    UnknownVoucher(u64),
+    UnknownVoucher(VoucherId),
     /// Not a rule's refusal (every other variant is one): may pass on a retry.
     #[error(transparent)]
     Db(sqlx::Error),
@@ -82,11 +83,11 @@ pub async fn store_in(
         ids.push_bind(o.order_id);
     }
     existing.push(")");
-    let rows: Vec<(u64, u64, u64)> = existing.build_query_as().fetch_all(&mut *tx).await?;
-    let present: HashMap<u64, (u64, u64)> = rows.into_iter().map(|(id, u, v)| (id, (u, v))).collect();
+    let rows: Vec<(OrderId, UserId, VoucherId)> = existing.build_query_as().fetch_all(&mut *tx).await?;
+    let present: HashMap<OrderId, (UserId, VoucherId)> = rows.into_iter().map(|(id, u, v)| (id, (u, v))).collect();
 
     let (mut fresh, mut duplicates, mut conflicts) = (Vec::new(), 0, HashSet::new());
-    let mut taken: HashMap<u64, (u64, u64)> = HashMap::new();
+    let mut taken: HashMap<OrderId, (UserId, VoucherId)> = HashMap::new();
     for o in orders {
         let owner = (o.user_id, o.voucher_id);
         match present.get(&o.order_id).or_else(|| taken.get(&o.order_id)) {
@@ -126,7 +127,7 @@ pub async fn store_in(
 
     // Stock last, so the voucher's hot row stays locked only until the commit;
     // per voucher in id order, so concurrent batches lock rows in one order.
-    let mut per_voucher: BTreeMap<u64, u32> = BTreeMap::new();
+    let mut per_voucher: BTreeMap<VoucherId, u32> = BTreeMap::new();
     for o in &fresh {
         *per_voucher.entry(o.voucher_id).or_default() += 1;
     }
@@ -139,10 +140,11 @@ pub async fn store_in(
             .await?
             .rows_affected();
         if updated == 0 {
-            let exists: Option<(u64,)> = sqlx::query_as("SELECT voucher_id FROM seckill_vouchers WHERE voucher_id = ?")
-                .bind(voucher_id)
-                .fetch_optional(&mut *tx)
-                .await?;
+            let exists: Option<(VoucherId,)> =
+                sqlx::query_as("SELECT voucher_id FROM seckill_vouchers WHERE voucher_id = ?")
+                    .bind(voucher_id)
+                    .fetch_optional(&mut *tx)
+                    .await?;
             return Err(match exists {
                 Some(_) => StoreError::StockExhausted(voucher_id),
                 None => StoreError::UnknownVoucher(voucher_id),

@@ -43,6 +43,7 @@ use sqlx::MySqlConnection;
 
 pub use provider::{Callback, ChargeResult, Provider, RefundRefused};
 
+use crate::ids::{OrderId, UserId, VoucherId};
 use crate::kv::{CityKeys, Kv};
 use crate::orders::lifecycle::{Lifecycle, Move, Moved};
 use crate::orders::store::{self, StoreError};
@@ -102,7 +103,7 @@ fn refund_move_from(raw: Option<&str>) -> Move {
 /// A payment that was started.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Started {
-    pub order_id: u64,
+    pub order_id: OrderId,
     pub txn_id: String,
     pub amount: u64,
 }
@@ -193,7 +194,7 @@ pub struct Payments {
 }
 
 /// A payment row: (order id, amount, status, refund move).
-type PaymentRow = (u64, u64, String, Option<String>);
+type PaymentRow = (OrderId, u64, String, Option<String>);
 
 async fn payment(db: impl sqlx::MySqlExecutor<'_>, txn_id: &str) -> Result<Option<PaymentRow>, sqlx::Error> {
     sqlx::query_as("SELECT order_id, amount, status, refund_move FROM payments WHERE txn_id = ?")
@@ -224,7 +225,7 @@ async fn move_payment(
     Ok(changed == 1)
 }
 
-async fn order_status(db: impl sqlx::MySqlExecutor<'_>, order_id: u64) -> Result<Option<OrderStatus>, OrderError> {
+async fn order_status(db: impl sqlx::MySqlExecutor<'_>, order_id: OrderId) -> Result<Option<OrderStatus>, OrderError> {
     let row: Option<(String,)> =
         sqlx::query_as("SELECT status FROM orders WHERE id = ?").bind(order_id).fetch_optional(db).await?;
     row.map(|(s,)| OrderStatus::from_column(&s).ok_or(OrderError::CorruptStatus(order_id, s))).transpose()
@@ -255,7 +256,7 @@ impl Payments {
     /// order inside its payment window, or one still queued, whose window
     /// has not begun): records the payment as started, then asks the
     /// provider to charge.
-    pub async fn start(&self, user_id: u64, order_id: u64) -> Result<Started, PayError> {
+    pub async fn start(&self, user_id: UserId, order_id: OrderId) -> Result<Started, PayError> {
         let view = find_for_user(self.lifecycle.db(), &self.kv, self.window(), order_id, user_id)
             .await?
             .ok_or(PayError::NotFound)?;
@@ -273,11 +274,11 @@ impl Payments {
             .execute(self.lifecycle.db())
             .await?;
         self.provider.charge(&txn_id, order_id, amount);
-        tracing::info!(order_id, %txn_id, amount, "payment started");
+        tracing::info!(%order_id, %txn_id, amount, "payment started");
         Ok(Started { order_id, txn_id, amount })
     }
 
-    async fn price(&self, voucher_id: u64) -> Result<Option<u64>, PayError> {
+    async fn price(&self, voucher_id: VoucherId) -> Result<Option<u64>, PayError> {
         Ok(self.vouchers.details(voucher_id).await?.map(|d| d.pay_value))
     }
 
@@ -334,7 +335,7 @@ impl Payments {
             }
             if let Moved::Done { .. } = self.lifecycle.apply_in(&mut tx, cb.order_id, Move::Pay).await? {
                 tx.commit().await?;
-                tracing::info!(order_id = cb.order_id, txn_id = %cb.txn_id, "order paid");
+                tracing::info!(order_id = %cb.order_id, txn_id = %cb.txn_id, "order paid");
                 return Ok(CallbackOutcome::Paid);
             }
             if order_status(&mut *tx, cb.order_id).await?.is_some() {
@@ -344,7 +345,7 @@ impl Payments {
             match self.store_paid(&mut tx, cb).await? {
                 StorePaid::Stored => {
                     tx.commit().await?;
-                    tracing::info!(order_id = cb.order_id, txn_id = %cb.txn_id, "queued order stored as paid");
+                    tracing::info!(order_id = %cb.order_id, txn_id = %cb.txn_id, "queued order stored as paid");
                     return Ok(CallbackOutcome::Paid);
                 }
                 StorePaid::StoredMeanwhile => continue,
@@ -377,7 +378,7 @@ impl Payments {
             user_id,
             voucher_id,
             pay_amount: cb.amount,
-            created_at_ms: cityhub_platform::ids::issued_at_ms(cb.order_id),
+            created_at_ms: cb.order_id.issued_at_ms(),
             request_id: None,
         };
         match store::store_in(tx, std::slice::from_ref(&message), OrderStatus::Paid).await {
@@ -396,7 +397,7 @@ impl Payments {
             }
             Err(StoreError::Db(err)) => Err(PayError::Db(err)),
             Err(refusal) => {
-                tracing::warn!(order_id = cb.order_id, error = %refusal, "a paid queued order cannot be stored");
+                tracing::warn!(order_id = %cb.order_id, error = %refusal, "a paid queued order cannot be stored");
                 Ok(StorePaid::Refused)
             }
         }
@@ -422,7 +423,7 @@ impl Payments {
             return self.moved_elsewhere(&cb.txn_id).await;
         }
         self.finish_refund(&cb.txn_id).await?;
-        tracing::info!(order_id = cb.order_id, txn_id = %cb.txn_id, "late or second payment refunded");
+        tracing::info!(order_id = %cb.order_id, txn_id = %cb.txn_id, "late or second payment refunded");
         Ok(CallbackOutcome::Refunded)
     }
 
@@ -452,7 +453,7 @@ impl Payments {
         let moved = self.lifecycle.apply_in(&mut tx, order_id, m).await?;
         tx.commit().await?;
         self.lifecycle.settle(&moved).await;
-        tracing::info!(order_id, %txn_id, %refund_id, "payment refunded");
+        tracing::info!(%order_id, %txn_id, %refund_id, "payment refunded");
         Ok(true)
     }
 
@@ -499,7 +500,7 @@ impl Payments {
     /// is. Answers the order's final status; its stock is released once. A
     /// refund the provider refuses leaves the payment `refunding` and the
     /// order paid (the admin sees an error; the refund job finishes it).
-    pub async fn close(&self, order_id: u64) -> Result<OrderStatus, PayError> {
+    pub async fn close(&self, order_id: OrderId) -> Result<OrderStatus, PayError> {
         let db = self.lifecycle.db();
         // A payment may win between the read and the move: read again.
         for _ in 0..3 {
@@ -542,7 +543,7 @@ impl Payments {
             };
             if let Moved::Done { .. } = moved {
                 metrics::counter!(crate::metrics::ORDERS_CLOSED, "reason" => "admin").increment(1);
-                tracing::info!(order_id, from = status.as_str(), "order closed by an admin");
+                tracing::info!(%order_id, from = status.as_str(), "order closed by an admin");
             }
         }
         order_status(db, order_id).await?.ok_or(PayError::NotFound)

@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use super::signature;
 use crate::config::PaymentSettings;
+use crate::ids::OrderId;
 
 /// What the provider reports for a charge.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -32,7 +33,7 @@ pub enum ChargeResult {
 pub struct Callback {
     /// The provider's transaction id, unique per charge.
     pub txn_id: String,
-    pub order_id: u64,
+    pub order_id: OrderId,
     /// Cents.
     pub amount: u64,
     pub result: ChargeResult,
@@ -84,13 +85,13 @@ impl Provider {
     }
 
     /// A fresh transaction id for a charge of `order_id`.
-    pub fn new_txn_id(order_id: u64) -> String {
-        format!("sim-{:016x}{:08x}", rand::random::<u64>(), order_id as u32)
+    pub fn new_txn_id(order_id: OrderId) -> String {
+        format!("sim-{:016x}{:08x}", rand::random::<u64>(), order_id.get() as u32)
     }
 
     /// Starts charging `amount` for `order_id` under `txn_id`; reports the
     /// result through the signed callback later.
-    pub fn charge(self: &Arc<Self>, txn_id: &str, order_id: u64, amount: u64) {
+    pub fn charge(self: &Arc<Self>, txn_id: &str, order_id: OrderId, amount: u64) {
         let result =
             if rand::random::<f64>() < self.failure_rate { ChargeResult::Failed } else { ChargeResult::Succeeded };
         let callback = Callback { txn_id: txn_id.to_owned(), order_id, amount, result, ts: 0 };

@@ -4,10 +4,9 @@
 
 use std::collections::HashMap;
 
-use cityhub_platform::ids::issued_at_ms;
-
 use super::snapshot::{RedisSide, Snapshot};
 use super::Kind;
+use crate::ids::{OrderId, UserId};
 use crate::orders::lifecycle::StockRelease;
 use crate::seckill::scripts::BuyerEntry;
 
@@ -17,11 +16,11 @@ pub enum Repair {
     /// Not at all: an operator must look.
     Report,
     /// Publish these orders (user, order) again on the order topic.
-    Republish(Vec<(u64, u64)>),
+    Republish(Vec<(UserId, OrderId)>),
     /// Give these releases back in Redis (`stock_release.lua`).
     GiveBack(Vec<StockRelease>),
     /// Write these buyers' entries back (`seckill_restore.lua`).
-    Restore(Vec<(u64, u64)>),
+    Restore(Vec<(UserId, OrderId)>),
     /// Rebuild the paused voucher from MySQL once nothing is in flight.
     Rebuild,
 }
@@ -30,7 +29,7 @@ pub enum Repair {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Finding {
     pub kind: Kind,
-    pub order_ids: Vec<u64>,
+    pub order_ids: Vec<OrderId>,
     pub detail: String,
     pub repair: Repair,
 }
@@ -89,8 +88,8 @@ fn compare(s: &Snapshot, redis: &RedisSide, grace_ms: u64, d: &mut Diff) {
     let past_grace = |at_ms: u64| at_ms + grace_ms < s.now_ms;
     let (mut unconfirmed, mut without_order, mut parked) = (Vec::new(), Vec::new(), Vec::new());
     let (mut releases, mut owners) = (Vec::new(), Vec::new());
-    let mut holds: HashMap<u64, u64> = HashMap::new();
-    let mut buyers: Vec<(&u64, &BuyerEntry)> = redis.buyers.iter().collect();
+    let mut holds: HashMap<UserId, OrderId> = HashMap::new();
+    let mut buyers: Vec<(&UserId, &BuyerEntry)> = redis.buyers.iter().collect();
     buyers.sort_by_key(|(user, _)| **user);
     for (&user_id, &entry) in buyers {
         let Some(order_id) = entry.live_order() else { continue };
@@ -104,7 +103,7 @@ fn compare(s: &Snapshot, redis: &RedisSide, grace_ms: u64, d: &mut Diff) {
                     releases.push(StockRelease { order_id, user_id, voucher_id: s.voucher_id });
                 }
             }
-            None if !past_grace(issued_at_ms(order_id)) => d.in_flight += 1,
+            None if !past_grace(order_id.issued_at_ms()) => d.in_flight += 1,
             None if s.parked.contains(&order_id) => parked.push(order_id),
             None if matches!(entry, BuyerEntry::Confirmed(_)) => without_order.push((user_id, order_id)),
             None => unconfirmed.push((user_id, order_id)),
@@ -124,7 +123,7 @@ fn compare(s: &Snapshot, redis: &RedisSide, grace_ms: u64, d: &mut Diff) {
             repair: Repair::Report,
         });
     }
-    let late = |kind, pairs: Vec<(u64, u64)>, what: &str| Finding {
+    let late = |kind, pairs: Vec<(UserId, OrderId)>, what: &str| Finding {
         kind,
         order_ids: pairs.iter().map(|(_, id)| *id).collect(),
         detail: format!("{} {what} past the grace period", pairs.len()),
@@ -155,10 +154,10 @@ fn compare(s: &Snapshot, redis: &RedisSide, grace_ms: u64, d: &mut Diff) {
             repair: Repair::GiveBack(releases),
         });
     }
-    let mut missing: Vec<(u64, u64)> = s
+    let mut missing: Vec<(UserId, OrderId)> = s
         .orders
         .iter()
-        .filter(|(id, o)| o.status.is_live() && holds.get(&o.user_id) != Some(id) && past_grace(issued_at_ms(**id)))
+        .filter(|(id, o)| o.status.is_live() && holds.get(&o.user_id) != Some(id) && past_grace(id.issued_at_ms()))
         .map(|(id, o)| (o.user_id, *id))
         .collect();
     missing.sort();
@@ -180,6 +179,7 @@ mod tests {
     use cityhub_platform::ids::EPOCH_MS;
 
     use super::*;
+    use crate::ids::VoucherId;
     use crate::orders::OrderStatus;
     use crate::reconcile::snapshot::{OrderRow, VoucherRow};
 
@@ -187,25 +187,28 @@ mod tests {
     const GRACE: u64 = 60_000;
 
     /// An order id issued `age_ms` before `NOW`, distinct per `n`.
-    fn id(age_ms: u64, n: u64) -> u64 {
-        ((NOW - age_ms - EPOCH_MS) << 22) | n
+    fn id(age_ms: u64, n: u64) -> OrderId {
+        OrderId(((NOW - age_ms - EPOCH_MS) << 22) | n)
     }
 
-    fn old(n: u64) -> u64 {
+    fn old(n: u64) -> OrderId {
         id(GRACE * 2, n)
     }
 
-    fn order(user_id: u64, status: OrderStatus) -> OrderRow {
-        OrderRow { user_id, status, closed_at_ms: None }
+    fn order(user: u64, status: OrderStatus) -> OrderRow {
+        OrderRow { user_id: UserId(user), status, closed_at_ms: None }
     }
 
     /// 10 units, `orders` in MySQL, `buyers` in Redis, stock as Redis says.
-    fn snapshot(stock: i64, buyers: &[(u64, BuyerEntry)], orders: &[(u64, OrderRow)]) -> Snapshot {
+    fn snapshot(stock: i64, buyers: &[(u64, BuyerEntry)], orders: &[(OrderId, OrderRow)]) -> Snapshot {
         let live = orders.iter().filter(|(_, o)| o.status.is_live()).count() as i64;
         Snapshot {
-            voucher_id: 1,
+            voucher_id: VoucherId(1),
             voucher: VoucherRow { initial: 10, db_stock: 10 - live, begin_ms: 0, end_ms: 0, pay_value: 100 },
-            redis: Some(RedisSide { stock, buyers: buyers.iter().copied().collect() }),
+            redis: Some(RedisSide {
+                stock,
+                buyers: buyers.iter().map(|&(user, entry)| (UserId(user), entry)).collect(),
+            }),
             redis_stock: Some(stock),
             orders: orders.iter().cloned().collect(),
             parked: HashSet::new(),
@@ -238,7 +241,7 @@ mod tests {
         let late = old(2);
         let d = diff(&snapshot(9, &[(7, BuyerEntry::Reserved(late))], &[]), GRACE);
         assert_eq!(d.findings[0].kind, Kind::UnconfirmedReservation);
-        assert_eq!(d.findings[0].repair, Repair::Republish(vec![(7, late)]));
+        assert_eq!(d.findings[0].repair, Repair::Republish(vec![(UserId(7), late)]));
     }
 
     #[test]
@@ -248,7 +251,7 @@ mod tests {
         s.parked.insert(b);
         let d = diff(&s, GRACE);
         assert_eq!(kinds(&d), vec![Kind::ConfirmedWithoutOrder, Kind::ParkedAccepted]);
-        assert_eq!(d.findings[0].repair, Repair::Republish(vec![(7, a)]));
+        assert_eq!(d.findings[0].repair, Repair::Republish(vec![(UserId(7), a)]));
         assert_eq!((d.findings[1].order_ids.clone(), d.findings[1].repair.clone()), (vec![b], Repair::Report));
     }
 
@@ -264,7 +267,7 @@ mod tests {
         assert_eq!(kinds(&d), vec![Kind::OwnerMismatch, Kind::OrderWithoutBuyer], "{d:?}");
         assert!(d.findings[0].detail.contains("held by user 8's entry, stored for user 9"));
         // User 9's order is held under user 8's entry, not their own: both are written back.
-        assert_eq!(d.findings[1].repair, Repair::Restore(vec![(7, a), (9, b)]));
+        assert_eq!(d.findings[1].repair, Repair::Restore(vec![(UserId(7), a), (UserId(9), b)]));
     }
 
     #[test]
@@ -277,7 +280,7 @@ mod tests {
 
         closed.closed_at_ms = Some(NOW - GRACE * 2);
         let d = diff(&snapshot(9, &[(7, BuyerEntry::Confirmed(a))], &[(a, closed)]), GRACE);
-        let release = StockRelease { order_id: a, user_id: 7, voucher_id: 1 };
+        let release = StockRelease { order_id: a, user_id: UserId(7), voucher_id: VoucherId(1) };
         assert_eq!(d.findings[0].repair, Repair::GiveBack(vec![release]));
     }
 

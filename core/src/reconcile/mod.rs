@@ -71,6 +71,7 @@ pub use diff::{diff, Diff, Finding, Repair};
 pub use snapshot::Snapshot;
 
 use crate::config::Settings;
+use crate::ids::{OrderId, VoucherId};
 use crate::kv::{CityKeys, Kv};
 
 /// What the run concluded.
@@ -151,7 +152,7 @@ impl Kind {
 pub struct Difference {
     pub kind: Kind,
     /// Orders concerned (when the difference is about orders).
-    pub order_ids: Vec<u64>,
+    pub order_ids: Vec<OrderId>,
     pub detail: String,
     /// Whether this run repaired it (or handed it to the worker).
     pub repaired: bool,
@@ -160,7 +161,7 @@ pub struct Difference {
 /// The result of one run, kept as the voucher's last report.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Report {
-    pub voucher_id: u64,
+    pub voucher_id: VoucherId,
     pub ran_at: DateTime<Utc>,
     pub verdict: Verdict,
     pub initial_stock: i64,
@@ -204,7 +205,7 @@ pub struct Reconciler {
     publish_window: Duration,
     grace: Duration,
     recent: Duration,
-    pauses: Arc<Mutex<HashMap<u64, repair::Pause>>>,
+    pauses: Arc<Mutex<HashMap<VoucherId, repair::Pause>>>,
 }
 
 impl Reconciler {
@@ -241,9 +242,9 @@ impl Reconciler {
     }
 
     /// The vouchers to reconcile now: on sale, or ended within the recent window.
-    pub async fn due(&self) -> Result<Vec<u64>, ReconcileError> {
+    pub async fn due(&self) -> Result<Vec<VoucherId>, ReconcileError> {
         let since = Utc::now() - self.recent;
-        let rows: Vec<(u64,)> = sqlx::query_as(
+        let rows: Vec<(VoucherId,)> = sqlx::query_as(
             "SELECT voucher_id FROM seckill_vouchers WHERE begin_time <= CURRENT_TIMESTAMP(3) AND end_time >= ?",
         )
         .bind(since)
@@ -253,7 +254,7 @@ impl Reconciler {
     }
 
     /// The last report kept for `voucher_id`.
-    pub async fn last_report(db: &MySqlPool, voucher_id: u64) -> Result<Option<Report>, ReconcileError> {
+    pub async fn last_report(db: &MySqlPool, voucher_id: VoucherId) -> Result<Option<Report>, ReconcileError> {
         let row: Option<(String,)> = sqlx::query_as("SELECT report FROM reconcile_reports WHERE voucher_id = ?")
             .bind(voucher_id)
             .fetch_optional(db)
@@ -263,7 +264,7 @@ impl Reconciler {
 
     /// Which of `voucher_ids` are paused: their sale state missing or of
     /// another Redis generation (one round trip for all).
-    pub async fn paused(&self, voucher_ids: &[u64]) -> Result<Vec<u64>, ReconcileError> {
+    pub async fn paused(&self, voucher_ids: &[VoucherId]) -> Result<Vec<VoucherId>, ReconcileError> {
         if voucher_ids.is_empty() {
             return Ok(Vec::new());
         }
@@ -282,12 +283,12 @@ impl Reconciler {
     }
 
     /// Reconciles one voucher now, repairing what it can; keeps and returns the report.
-    pub async fn run(&self, voucher_id: u64) -> Result<Report, ReconcileError> {
+    pub async fn run(&self, voucher_id: VoucherId) -> Result<Report, ReconcileError> {
         self.run_with(voucher_id, Mode::Repair).await
     }
 
     /// Load, diff, repair (or only report, in a dry run, whose report is not kept).
-    pub async fn run_with(&self, voucher_id: u64, mode: Mode) -> Result<Report, ReconcileError> {
+    pub async fn run_with(&self, voucher_id: VoucherId, mode: Mode) -> Result<Report, ReconcileError> {
         let snapshot = snapshot::load(&self.db, &self.kv, voucher_id).await?;
         if snapshot.redis.is_some() {
             self.pauses.lock().expect("pauses lock").remove(&voucher_id);
@@ -330,7 +331,7 @@ impl Reconciler {
                 metrics::counter!(crate::metrics::RECONCILER_REPAIRS, "kind" => d.kind.label()).increment(1);
             }
             tracing::warn!(
-                voucher_id = report.voucher_id, kind = d.kind.label(), repaired = d.repaired, orders = ?d.order_ids,
+                voucher_id = %report.voucher_id, kind = d.kind.label(), repaired = d.repaired, orders = ?d.order_ids,
                 detail = %d.detail, "reconciler difference"
             );
         }

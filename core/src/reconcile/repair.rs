@@ -6,12 +6,12 @@
 
 use std::time::{Duration, Instant};
 
-use cityhub_platform::ids::issued_at_ms;
 use cityhub_platform::mq::progress::Mark;
 
 use super::diff::{Diff, Finding, Repair};
 use super::snapshot::Snapshot;
 use super::{Difference, Kind, Mode, ReconcileError, Reconciler, Report, Verdict};
+use crate::ids::{OrderId, UserId, VoucherId};
 use crate::seckill::scripts;
 use crate::seckill::OrderMessage;
 
@@ -91,7 +91,7 @@ impl Reconciler {
     }
 
     /// Publishes the orders again; answers how many the broker took.
-    async fn republish(&self, s: &Snapshot, pairs: &[(u64, u64)]) -> Result<usize, ReconcileError> {
+    async fn republish(&self, s: &Snapshot, pairs: &[(UserId, OrderId)]) -> Result<usize, ReconcileError> {
         let mut sent = 0;
         for &(user_id, order_id) in pairs {
             let message = OrderMessage {
@@ -99,13 +99,13 @@ impl Reconciler {
                 user_id,
                 voucher_id: s.voucher_id,
                 pay_amount: s.voucher.pay_value,
-                created_at_ms: issued_at_ms(order_id),
+                created_at_ms: order_id.issued_at_ms(),
                 request_id: None,
             };
             match self.orders.publish(order_id.to_string(), serde_json::to_vec(&message)?).await {
                 Ok(()) => sent += 1,
                 Err(err) => {
-                    tracing::warn!(order_id, error = %err, "cannot re-publish an order; the next run tries again")
+                    tracing::warn!(%order_id, error = %err, "cannot re-publish an order; the next run tries again")
                 }
             }
         }
@@ -129,7 +129,7 @@ impl Reconciler {
 
     /// Whether every order message published before this voucher's pause
     /// has been applied; `None` when it has.
-    async fn in_flight(&self, voucher_id: u64) -> Option<Wait> {
+    async fn in_flight(&self, voucher_id: VoucherId) -> Option<Wait> {
         let (seen, mark) = {
             let mut pauses = self.pauses.lock().expect("pauses lock");
             let pause = pauses.entry(voucher_id).or_insert_with(|| Pause { seen: Instant::now(), mark: None });
@@ -180,7 +180,7 @@ impl Reconciler {
             return Ok(Difference { kind, order_ids: Vec::new(), detail, repaired: false });
         }
         let orders = super::snapshot::orders(&mut *self.db.acquire().await?, s.voucher_id).await?;
-        let mut buyers: Vec<(u64, u64)> =
+        let mut buyers: Vec<(UserId, OrderId)> =
             orders.iter().filter(|(_, o)| o.status.is_live()).map(|(id, o)| (o.user_id, *id)).collect();
         buyers.sort();
         let state = scripts::SaleState {
@@ -198,7 +198,7 @@ impl Reconciler {
         report.live_buyers = state.buyers.len() as i64;
         let detail = if rebuilt {
             tracing::warn!(
-                voucher_id = s.voucher_id,
+                voucher_id = %s.voucher_id,
                 stock,
                 buyers = state.buyers.len(),
                 "voucher keys rebuilt from MySQL"

@@ -13,6 +13,7 @@ use chrono::{DateTime, Utc};
 use sqlx::MySqlPool;
 
 use super::ReconcileError;
+use crate::ids::{OrderId, UserId, VoucherId};
 use crate::kv::{CityKeys, Kv};
 use crate::orders::OrderStatus;
 use crate::seckill::scripts::BuyerEntry;
@@ -33,7 +34,7 @@ pub struct VoucherRow {
 /// An order of the voucher in MySQL.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OrderRow {
-    pub user_id: u64,
+    pub user_id: UserId,
     pub status: OrderStatus,
     pub closed_at_ms: Option<u64>,
 }
@@ -43,13 +44,13 @@ pub struct OrderRow {
 pub struct RedisSide {
     pub stock: i64,
     /// User id -> entry.
-    pub buyers: HashMap<u64, BuyerEntry>,
+    pub buyers: HashMap<UserId, BuyerEntry>,
 }
 
 /// Everything one run decides on.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Snapshot {
-    pub voucher_id: u64,
+    pub voucher_id: VoucherId,
     pub voucher: VoucherRow,
     /// `None` when the voucher is paused: its keys are gone, or were written
     /// under another Redis generation.
@@ -57,10 +58,10 @@ pub struct Snapshot {
     /// Stock as Redis holds it, current or not (`None`: no keys at all).
     pub redis_stock: Option<i64>,
     /// Order id -> row.
-    pub orders: HashMap<u64, OrderRow>,
+    pub orders: HashMap<OrderId, OrderRow>,
     /// Orders of confirmed buyers missing from MySQL that were parked with
     /// a 202 and not replayed.
-    pub parked: HashSet<u64>,
+    pub parked: HashSet<OrderId>,
     /// When it was read, Unix ms.
     pub now_ms: u64,
 }
@@ -73,7 +74,7 @@ impl Snapshot {
 }
 
 /// Reads the snapshot of `voucher_id`.
-pub async fn load(db: &MySqlPool, kv: &Kv, voucher_id: u64) -> Result<Snapshot, ReconcileError> {
+pub async fn load(db: &MySqlPool, kv: &Kv, voucher_id: VoucherId) -> Result<Snapshot, ReconcileError> {
     let generation = kv.generation.current().await?;
     let (redis_stock, written_under): (Option<i64>, Option<String>) = redis::cmd("HMGET")
         .arg(kv.keys.seckill_voucher(voucher_id))
@@ -92,7 +93,7 @@ pub async fn load(db: &MySqlPool, kv: &Kv, voucher_id: u64) -> Result<Snapshot, 
     let voucher = voucher(&mut tx, voucher_id).await?;
     let orders = orders(&mut tx, voucher_id).await?;
     tx.commit().await?;
-    let missing: Vec<u64> = redis
+    let missing: Vec<OrderId> = redis
         .iter()
         .flat_map(|r| r.buyers.values())
         .filter_map(|e| match e {
@@ -105,7 +106,7 @@ pub async fn load(db: &MySqlPool, kv: &Kv, voucher_id: u64) -> Result<Snapshot, 
 }
 
 /// The buyers hash, read in chunks.
-async fn buyers(kv: &Kv, voucher_id: u64) -> Result<HashMap<u64, BuyerEntry>, ReconcileError> {
+async fn buyers(kv: &Kv, voucher_id: VoucherId) -> Result<HashMap<UserId, BuyerEntry>, ReconcileError> {
     let key = kv.keys.seckill_buyers(voucher_id);
     let (mut conn, mut cursor, mut buyers) = (kv.conn(), 0u64, HashMap::new());
     loop {
@@ -128,7 +129,7 @@ struct VoucherColumns {
     pay_value: u64,
 }
 
-async fn voucher(conn: &mut sqlx::MySqlConnection, voucher_id: u64) -> Result<VoucherRow, ReconcileError> {
+async fn voucher(conn: &mut sqlx::MySqlConnection, voucher_id: VoucherId) -> Result<VoucherRow, ReconcileError> {
     let row: Option<VoucherColumns> = sqlx::query_as(
         "SELECT CAST(s.initial_stock AS SIGNED) AS initial, s.stock AS db_stock, s.begin_time AS `begin`, \
          s.end_time AS `end`, v.pay_value FROM seckill_vouchers s JOIN vouchers v ON v.id = s.voucher_id \
@@ -150,9 +151,9 @@ async fn voucher(conn: &mut sqlx::MySqlConnection, voucher_id: u64) -> Result<Vo
 /// Every order of the voucher, by id.
 pub(super) async fn orders(
     conn: &mut sqlx::MySqlConnection,
-    voucher_id: u64,
-) -> Result<HashMap<u64, OrderRow>, ReconcileError> {
-    let rows: Vec<(u64, u64, String, Option<DateTime<Utc>>)> =
+    voucher_id: VoucherId,
+) -> Result<HashMap<OrderId, OrderRow>, ReconcileError> {
+    let rows: Vec<(OrderId, UserId, String, Option<DateTime<Utc>>)> =
         sqlx::query_as("SELECT id, user_id, status, closed_at FROM orders WHERE voucher_id = ?")
             .bind(voucher_id)
             .fetch_all(&mut *conn)
@@ -167,7 +168,7 @@ pub(super) async fn orders(
 }
 
 /// Which of `order_ids` were parked with a 202 and not replayed.
-async fn parked(db: &MySqlPool, order_ids: &[u64]) -> Result<HashSet<u64>, ReconcileError> {
+async fn parked(db: &MySqlPool, order_ids: &[OrderId]) -> Result<HashSet<OrderId>, ReconcileError> {
     if order_ids.is_empty() {
         return Ok(HashSet::new());
     }
@@ -179,6 +180,6 @@ async fn parked(db: &MySqlPool, order_ids: &[u64]) -> Result<HashSet<u64>, Recon
         list.push_bind(id);
     }
     q.push(")");
-    let rows: Vec<(u64,)> = q.build_query_as().fetch_all(db).await?;
+    let rows: Vec<(OrderId,)> = q.build_query_as().fetch_all(db).await?;
     Ok(rows.into_iter().map(|(id,)| id).collect())
 }

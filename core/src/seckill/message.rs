@@ -4,12 +4,14 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::ids::{OrderId, UserId, VoucherId};
+
 /// The body of an order message on the order topic (JSON).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OrderMessage {
-    pub order_id: u64,
-    pub user_id: u64,
-    pub voucher_id: u64,
+    pub order_id: OrderId,
+    pub user_id: UserId,
+    pub voucher_id: VoucherId,
     /// Cents.
     pub pay_amount: u64,
     pub created_at_ms: u64,
@@ -22,8 +24,8 @@ pub struct OrderMessage {
 /// Redis under `Keys::pending_order`), so its owner can read it as `queued`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PendingOrder {
-    pub user_id: u64,
-    pub voucher_id: u64,
+    pub user_id: UserId,
+    pub voucher_id: VoucherId,
 }
 
 impl PendingOrder {

@@ -50,13 +50,14 @@ pub use message::{OrderMessage, PendingOrder};
 pub use outcome::{Class, Outcome};
 use scripts::Revoke;
 
+use crate::ids::{OrderId, UserId, VoucherId};
 use crate::kv::{CityKeys, Kv};
 use crate::vouchers::{VoucherDetails, Vouchers};
 
 /// A request that won: the order id, now queued.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Accepted {
-    pub order_id: u64,
+    pub order_id: OrderId,
 }
 
 /// Every way a seckill request can fail.
@@ -96,7 +97,7 @@ impl SeckillError {
 /// The seckill service; share it behind an `Arc`.
 pub struct Seckill {
     /// Vouchers Redis recently called sold out (see `SeckillSettings`).
-    sold_out: Option<moka::sync::Cache<u64, ()>>,
+    sold_out: Option<moka::sync::Cache<VoucherId, ()>>,
     kv: Kv,
     vouchers: Vouchers,
     ids: Arc<OrderIds>,
@@ -131,8 +132,8 @@ impl Seckill {
     /// `cityhub_seckill_requests_total`.
     pub async fn attempt(
         self: &Arc<Self>,
-        user_id: u64,
-        voucher_id: u64,
+        user_id: UserId,
+        voucher_id: VoucherId,
         ip: String,
         request_id: Option<String>,
     ) -> Result<Accepted, SeckillError> {
@@ -162,14 +163,14 @@ impl Seckill {
 
     async fn decide(
         self: &Arc<Self>,
-        user_id: u64,
-        voucher_id: u64,
+        user_id: UserId,
+        voucher_id: VoucherId,
         ip: &str,
         request_id: Option<String>,
     ) -> Result<Accepted, SeckillError> {
         let details = self.vouchers.details(voucher_id).await.map_err(SeckillError::Cache)?;
         let details = details.ok_or(SeckillError::Refused(Outcome::UnknownVoucher))?;
-        let order_id = self.ids.next_id().map_err(SeckillError::Ids)?;
+        let order_id = OrderId(self.ids.next_id().map_err(SeckillError::Ids)?);
         let windows = self.windows(voucher_id, user_id, ip);
         let reserved = match scripts::reserve(&self.kv, voucher_id, user_id, order_id, &windows).await {
             Ok(reserved) => reserved,
@@ -198,7 +199,7 @@ impl Seckill {
             user_id,
             voucher_id,
             pay_amount: details.pay_value,
-            created_at_ms: cityhub_platform::ids::issued_at_ms(order_id),
+            created_at_ms: order_id.issued_at_ms(),
             request_id,
         };
         let body = serde_json::to_vec(&message).expect("order message serializes");
@@ -211,19 +212,19 @@ impl Seckill {
         );
         let (marked, published) = tokio::join!(mark_pending, self.publisher.publish(order_id.to_string(), body));
         if let Err(err) = marked {
-            tracing::warn!(order_id, error = %err, "cannot mark order as queued");
+            tracing::warn!(%order_id, error = %err, "cannot mark order as queued");
         }
         let Err(err) = published else {
             return Ok(Accepted { order_id });
         };
         match self.revoke(voucher_id, user_id, order_id).await {
             Some(Revoke::Confirmed) => {
-                tracing::info!(order_id, error = %err, "publish reported failure but the worker confirmed the order");
+                tracing::info!(%order_id, error = %err, "publish reported failure but the worker confirmed the order");
                 Ok(Accepted { order_id })
             }
             outcome => {
                 if outcome == Some(Revoke::Unknown) {
-                    tracing::warn!(order_id, "publish failed and Redis had no entry for the reservation");
+                    tracing::warn!(%order_id, "publish failed and Redis had no entry for the reservation");
                 }
                 let _: Result<(), _> = self.kv.conn().del(&pending_key).await;
                 Err(SeckillError::QueueUnavailable(err))
@@ -233,7 +234,7 @@ impl Seckill {
 
     /// The windows the reserve script counts this attempt in: one per rule
     /// of `limits.seckill`, keyed under the voucher's hash tag.
-    fn windows(&self, voucher_id: u64, user_id: u64, ip: &str) -> Vec<scripts::Window> {
+    fn windows(&self, voucher_id: VoucherId, user_id: UserId, ip: &str) -> Vec<scripts::Window> {
         let mut windows = Vec::new();
         for rule in self.limits.iter() {
             let Limit::Window { window_ms, max } = rule.limit else { continue };
@@ -251,12 +252,12 @@ impl Seckill {
     /// Releases exactly `order_id`, retrying a few times at once; if Redis
     /// still cannot be reached, keeps retrying in a tracked background task
     /// and answers `None`.
-    async fn revoke(self: &Arc<Self>, voucher_id: u64, user_id: u64, order_id: u64) -> Option<Revoke> {
+    async fn revoke(self: &Arc<Self>, voucher_id: VoucherId, user_id: UserId, order_id: OrderId) -> Option<Revoke> {
         let mut delay = Duration::from_millis(50);
         for _ in 0..3 {
             match scripts::revoke(&self.kv, voucher_id, user_id, order_id).await {
                 Ok(outcome) => return Some(outcome),
-                Err(err) => tracing::warn!(order_id, error = %err, "cannot revoke a reservation yet"),
+                Err(err) => tracing::warn!(%order_id, error = %err, "cannot revoke a reservation yet"),
             }
             tokio::time::sleep(delay).await;
             delay *= 4;
@@ -266,11 +267,11 @@ impl Seckill {
             for _ in 0..REVOKE_RETRIES {
                 tokio::time::sleep(Duration::from_secs(1)).await;
                 if let Ok(outcome) = scripts::revoke(&this.kv, voucher_id, user_id, order_id).await {
-                    tracing::info!(order_id, ?outcome, "reservation revoked after retries");
+                    tracing::info!(%order_id, ?outcome, "reservation revoked after retries");
                     return;
                 }
             }
-            tracing::error!(order_id, "reservation not revoked after retries; it stays held until repaired");
+            tracing::error!(%order_id, "reservation not revoked after retries; it stays held until repaired");
         });
         None
     }

@@ -18,6 +18,7 @@ use cityhub_platform::kv::generation::fenced;
 use redis::Script;
 
 use super::Outcome;
+use crate::ids::{OrderId, UserId, VoucherId};
 use crate::kv::{CityKeys, Kv};
 
 /// A buyer's entry in a voucher's buyers hash, decoded: the one place Rust
@@ -25,11 +26,11 @@ use crate::kv::{CityKeys, Kv};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BuyerEntry {
     /// `<order id>`: reserved, the worker has not confirmed it yet.
-    Reserved(u64),
+    Reserved(OrderId),
     /// `<order id>:c`: confirmed by the worker (or written back from MySQL).
-    Confirmed(u64),
+    Confirmed(OrderId),
     /// `<order id>:r`: released; the buyer may buy again.
-    Released(u64),
+    Released(OrderId),
 }
 
 impl BuyerEntry {
@@ -44,14 +45,14 @@ impl BuyerEntry {
     }
 
     /// The order the entry names, whatever its state.
-    pub fn order(self) -> u64 {
+    pub fn order(self) -> OrderId {
         match self {
             BuyerEntry::Reserved(id) | BuyerEntry::Confirmed(id) | BuyerEntry::Released(id) => id,
         }
     }
 
     /// The order holding a unit: reserved or confirmed, not released.
-    pub fn live_order(self) -> Option<u64> {
+    pub fn live_order(self) -> Option<OrderId> {
         match self {
             BuyerEntry::Reserved(id) | BuyerEntry::Confirmed(id) => Some(id),
             BuyerEntry::Released(_) => None,
@@ -102,7 +103,7 @@ fn stale(script: &'static str) -> redis::RedisError {
     redis::RedisError::from((redis::ErrorKind::Client, script, "Redis generation keeps changing".to_owned()))
 }
 
-fn pairs(orders: &[(u64, u64)]) -> Vec<String> {
+fn pairs(orders: &[(UserId, OrderId)]) -> Vec<String> {
     orders.iter().flat_map(|(user, order)| [user.to_string(), order.to_string()]).collect()
 }
 
@@ -127,9 +128,9 @@ pub type Window = (String, u64, u32);
 /// could pass.
 pub async fn reserve(
     kv: &Kv,
-    voucher_id: u64,
-    user_id: u64,
-    order_id: u64,
+    voucher_id: VoucherId,
+    user_id: UserId,
+    order_id: OrderId,
     windows: &[Window],
 ) -> redis::RedisResult<(Outcome, Duration)> {
     let mut keys = vec![kv.keys.seckill_voucher(voucher_id), kv.keys.seckill_buyers(voucher_id)];
@@ -160,7 +161,7 @@ pub enum Revoke {
 
 /// Runs `seckill_revoke.lua`: gives the unit back only if `user` still maps
 /// to this unconfirmed order.
-pub async fn revoke(kv: &Kv, voucher_id: u64, user_id: u64, order_id: u64) -> redis::RedisResult<Revoke> {
+pub async fn revoke(kv: &Kv, voucher_id: VoucherId, user_id: UserId, order_id: OrderId) -> redis::RedisResult<Revoke> {
     let keys =
         [kv.keys.seckill_voucher(voucher_id), kv.keys.seckill_buyers(voucher_id), kv.keys.seckill_revoked(voucher_id)];
     let reply = kv.eval_fenced::<Vec<i64>>(&REVOKE, &keys, &[user_id.to_string(), order_id.to_string()]).await?;
@@ -191,7 +192,7 @@ pub enum Confirm {
 
 /// Runs `seckill_confirm.lua` for `(user, order)` pairs of one voucher in
 /// one call; one answer per pair, in order.
-pub async fn confirm(kv: &Kv, voucher_id: u64, orders: &[(u64, u64)]) -> redis::RedisResult<Vec<Confirm>> {
+pub async fn confirm(kv: &Kv, voucher_id: VoucherId, orders: &[(UserId, OrderId)]) -> redis::RedisResult<Vec<Confirm>> {
     if orders.is_empty() {
         return Ok(Vec::new());
     }
@@ -228,7 +229,7 @@ pub struct Restored {
 
 /// Runs `seckill_restore.lua`: marks `(user, order)` pairs of orders stored
 /// without a Redis entry as confirmed buyers, each taking its unit.
-pub async fn restore(kv: &Kv, voucher_id: u64, orders: &[(u64, u64)]) -> redis::RedisResult<Restored> {
+pub async fn restore(kv: &Kv, voucher_id: VoucherId, orders: &[(UserId, OrderId)]) -> redis::RedisResult<Restored> {
     if orders.is_empty() {
         return Ok(Restored::default());
     }
@@ -260,9 +261,9 @@ pub enum GiveBack {
 pub async fn give_back(
     kv: &Kv,
     event: &str,
-    voucher_id: u64,
-    user_id: u64,
-    order_id: u64,
+    voucher_id: VoucherId,
+    user_id: UserId,
+    order_id: OrderId,
 ) -> redis::RedisResult<GiveBack> {
     let keys =
         [kv.keys.seckill_voucher(voucher_id), kv.keys.seckill_buyers(voucher_id), kv.keys.seckill_released(voucher_id)];
@@ -281,7 +282,7 @@ pub async fn give_back(
 
 /// Runs `seckill_recount.lua`: sets Redis stock to `initial` minus the live
 /// buyers, atomically. `(before, after)`, or `None` if the voucher is paused.
-pub async fn recount(kv: &Kv, voucher_id: u64, initial: i64) -> redis::RedisResult<Option<(i64, i64)>> {
+pub async fn recount(kv: &Kv, voucher_id: VoucherId, initial: i64) -> redis::RedisResult<Option<(i64, i64)>> {
     let keys = [kv.keys.seckill_voucher(voucher_id), kv.keys.seckill_buyers(voucher_id)];
     let reply = kv.eval_fenced::<Vec<i64>>(&RECOUNT, &keys, &[initial.to_string()]).await?;
     if first("seckill_recount.lua", &reply)? == PAUSED {
@@ -298,7 +299,7 @@ pub struct SaleState {
     pub end_ms: i64,
     pub pay_value: u64,
     /// The live orders: (user, order), written as confirmed buyers.
-    pub buyers: Vec<(u64, u64)>,
+    pub buyers: Vec<(UserId, OrderId)>,
 }
 
 /// Buyers staged per command while a rebuild writes them.
@@ -307,11 +308,11 @@ const STAGE_CHUNK: usize = 1_000;
 /// Runs `seckill_rebuild.lua` after staging the buyers in chunks under a
 /// key of this call's own: ends the voucher's pause with `state`, unless it
 /// is already current (true when this call rebuilt it).
-pub async fn rebuild(kv: &Kv, voucher_id: u64, state: &SaleState) -> redis::RedisResult<bool> {
+pub async fn rebuild(kv: &Kv, voucher_id: VoucherId, state: &SaleState) -> redis::RedisResult<bool> {
     let staged = kv.keys.seckill_staged(voucher_id, &format!("{:016x}", rand::random::<u64>()));
     let mut conn = kv.conn();
     for chunk in state.buyers.chunks(STAGE_CHUNK) {
-        let fields: Vec<(u64, String)> =
+        let fields: Vec<(UserId, String)> =
             chunk.iter().map(|(user, order)| (*user, BuyerEntry::Confirmed(*order).to_string())).collect();
         redis::pipe()
             .hset_multiple(&staged, &fields)
@@ -331,15 +332,17 @@ pub async fn rebuild(kv: &Kv, voucher_id: u64, state: &SaleState) -> redis::Redi
 #[cfg(test)]
 mod tests {
     use super::BuyerEntry;
+    use crate::ids::OrderId;
 
     #[test]
     fn a_buyer_entry_reads_back_what_it_prints_and_refuses_anything_else() {
-        for entry in [BuyerEntry::Reserved(7), BuyerEntry::Confirmed(7), BuyerEntry::Released(7)] {
+        let order = OrderId(7);
+        for entry in [BuyerEntry::Reserved(order), BuyerEntry::Confirmed(order), BuyerEntry::Released(order)] {
             assert_eq!(BuyerEntry::parse(&entry.to_string()), Some(entry));
-            assert_eq!(entry.order(), 7);
+            assert_eq!(entry.order(), order);
         }
-        assert_eq!(BuyerEntry::Confirmed(7).to_string(), "7:c");
-        assert_eq!(BuyerEntry::Released(7).live_order(), None);
+        assert_eq!(BuyerEntry::Confirmed(order).to_string(), "7:c");
+        assert_eq!(BuyerEntry::Released(order).live_order(), None);
         for raw in ["", ":c", "7:x", "x", "7:c:c", "-1"] {
             assert_eq!(BuyerEntry::parse(raw), None, "{raw:?}");
         }

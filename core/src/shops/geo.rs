@@ -18,6 +18,7 @@ use redis::Script;
 
 use super::repo::ShopRepo;
 use super::{Point, ShopError};
+use crate::ids::ShopId;
 use crate::kv::{CityKeys, Kv};
 
 static ADD_IF_INDEXED: LazyLock<Script> =
@@ -45,7 +46,7 @@ pub struct GeoIndex {
 /// One search hit.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Hit {
-    pub shop_id: u64,
+    pub shop_id: ShopId,
     pub distance_m: f64,
 }
 
@@ -55,13 +56,13 @@ impl GeoIndex {
     }
 
     /// Puts shop `id` at `at` in `type_id`'s index if that index exists.
-    pub async fn put(&self, type_id: u64, id: u64, at: Point) -> redis::RedisResult<()> {
+    pub async fn put(&self, type_id: u64, id: ShopId, at: Point) -> redis::RedisResult<()> {
         let key = self.kv.keys.shop_geo(type_id);
         ADD_IF_INDEXED.key(key).arg(at.x).arg(at.y).arg(id).invoke_async::<i64>(&mut self.kv.conn()).await.map(drop)
     }
 
     /// Takes shop `id` out of `type_id`'s index.
-    pub async fn remove(&self, type_id: u64, id: u64) -> redis::RedisResult<()> {
+    pub async fn remove(&self, type_id: u64, id: ShopId) -> redis::RedisResult<()> {
         redis::cmd("ZREM").arg(self.kv.keys.shop_geo(type_id)).arg(id).query_async(&mut self.kv.conn()).await
     }
 

@@ -32,6 +32,7 @@ pub use repo::WriteError;
 pub use visitors::{VisitorCounts, Visitors};
 
 use crate::config::{CacheSettings, ShopSettings};
+use crate::ids::{ShopId, UserId};
 use crate::kv::Kv;
 use geo::GeoIndex;
 use repo::ShopRepo;
@@ -57,7 +58,7 @@ impl Point {
 /// A stored shop: its id and what it was last written with.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Shop {
-    pub id: u64,
+    pub id: ShopId,
     #[serde(flatten)]
     pub spec: NewShop,
 }
@@ -109,7 +110,7 @@ pub struct Nearby {
 #[derive(Debug, thiserror::Error)]
 pub enum ShopError {
     #[error("shop {0} does not exist")]
-    NotFound(u64),
+    NotFound(ShopId),
     #[error("shop type {0} does not exist")]
     UnknownType(u64),
     #[error("{field}: {reason}")]
@@ -137,10 +138,10 @@ impl From<WriteError> for ShopError {
 
 struct FromMySql(ShopRepo);
 
-impl Loader<u64, Shop> for FromMySql {
+impl Loader<ShopId, Shop> for FromMySql {
     fn load<'a>(
         &'a self,
-        id: &'a u64,
+        id: &'a ShopId,
     ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<Option<Shop>, LoadError>> + Send + 'a>> {
         Box::pin(async move { Ok(self.0.find(*id).await?) })
     }
@@ -151,7 +152,7 @@ impl Loader<u64, Shop> for FromMySql {
 pub struct Shops {
     repo: ShopRepo,
     kv: Kv,
-    cache: Cache<u64, Shop>,
+    cache: Cache<ShopId, Shop>,
     bloom: Bloom,
     geo: GeoIndex,
     visitors: Visitors,
@@ -197,8 +198,8 @@ impl Shops {
     }
 
     /// One shop: L1, then Redis, then MySQL (see the module note).
-    pub async fn get(&self, id: u64) -> Result<Arc<Shop>, ShopError> {
-        if id == 0 || id > MAX_ID {
+    pub async fn get(&self, id: ShopId) -> Result<Arc<Shop>, ShopError> {
+        if id.get() == 0 || id.get() > MAX_ID {
             self.cache.count_invalid();
             return Err(ShopError::NotFound(id));
         }
@@ -206,7 +207,7 @@ impl Shops {
     }
 
     /// Queues a visit of `shop_id` by `user_id` for the unique-visitor count.
-    pub fn visited(&self, shop_id: u64, user_id: u64) {
+    pub fn visited(&self, shop_id: ShopId, user_id: UserId) {
         self.visitors.record(shop_id, user_id);
     }
 
@@ -233,9 +234,9 @@ impl Shops {
 
     /// Replaces shop `id`; after the commit, its cache entry is reloaded and
     /// every instance told, and it moves in the GEO indexes.
-    pub async fn update(&self, id: u64, new: &NewShop) -> Result<Shop, ShopError> {
+    pub async fn update(&self, id: ShopId, new: &NewShop) -> Result<Shop, ShopError> {
         check(new)?;
-        if id == 0 || id > MAX_ID {
+        if id.get() == 0 || id.get() > MAX_ID {
             return Err(ShopError::NotFound(id));
         }
         let this = self.clone();
@@ -246,7 +247,7 @@ impl Shops {
             tx.commit().await?;
             if before.spec.position.is_some() && (before.spec.type_id != new.type_id || new.position.is_none()) {
                 if let Err(err) = this.geo.remove(before.spec.type_id, id).await {
-                    tracing::warn!(shop_id = id, error = %err, "cannot take a shop out of its GEO index");
+                    tracing::warn!(shop_id = %id, error = %err, "cannot take a shop out of its GEO index");
                     let _ = this.geo.forget(before.spec.type_id).await;
                 }
             }
@@ -261,15 +262,15 @@ impl Shops {
 
     /// Puts a committed position into its index; an index that cannot take
     /// it is dropped, so its next reader rebuilds it from MySQL.
-    async fn index(&self, type_id: u64, id: u64, at: Point) {
+    async fn index(&self, type_id: u64, id: ShopId, at: Point) {
         if let Err(err) = self.geo.put(type_id, id, at).await {
-            tracing::warn!(shop_id = id, error = %err, "cannot update the GEO index; dropping it for a rebuild");
+            tracing::warn!(shop_id = %id, error = %err, "cannot update the GEO index; dropping it for a rebuild");
             let _ = self.geo.forget(type_id).await;
         }
     }
 
     /// A page of shops by id, of one type or all; the cursor is the last id seen.
-    pub async fn page(&self, type_id: Option<u64>, after: u64, limit: u32) -> Result<Vec<Shop>, ShopError> {
+    pub async fn page(&self, type_id: Option<u64>, after: ShopId, limit: u32) -> Result<Vec<Shop>, ShopError> {
         Ok(self.repo.page(type_id, after, limit).await?)
     }
 
@@ -307,7 +308,7 @@ impl Shops {
     }
 
     /// Unique visitors of an existing shop per day and over the range.
-    pub async fn visitors(&self, id: u64, from: NaiveDate, to: NaiveDate) -> Result<VisitorCounts, ShopError> {
+    pub async fn visitors(&self, id: ShopId, from: NaiveDate, to: NaiveDate) -> Result<VisitorCounts, ShopError> {
         if to < from {
             return Err(ShopError::Invalid { field: "to", reason: "must not be before from" });
         }
@@ -329,7 +330,7 @@ impl Shops {
         if self.bloom.is_complete(&self.kv).await? {
             return Ok(false);
         }
-        let ids: Vec<String> = self.repo.ids().await?.iter().map(u64::to_string).collect();
+        let ids: Vec<String> = self.repo.ids().await?.iter().map(ShopId::to_string).collect();
         self.bloom.rebuild(&self.kv, &ids).await?;
         tracing::info!(shops = ids.len(), "shop Bloom filter built from MySQL");
         Ok(true)

@@ -9,6 +9,7 @@ use chrono::{DateTime, Utc};
 use sqlx::{MySqlPool, Row};
 
 use super::{NewShop, Point, Shop, ShopType};
+use crate::ids::ShopId;
 
 const COLUMNS: &str = "id, name, type_id, address, x, y, avg_price, score, open_hours";
 
@@ -24,7 +25,7 @@ pub enum WriteError {
     #[error("shop type {0} does not exist")]
     UnknownType(u64),
     #[error("shop {0} does not exist")]
-    UnknownShop(u64),
+    UnknownShop(ShopId),
     #[error(transparent)]
     Db(#[from] sqlx::Error),
 }
@@ -81,7 +82,7 @@ impl ShopRepo {
         self.lookups.load(Ordering::Relaxed)
     }
 
-    pub async fn find(&self, id: u64) -> Result<Option<Shop>, sqlx::Error> {
+    pub async fn find(&self, id: ShopId) -> Result<Option<Shop>, sqlx::Error> {
         self.lookups.fetch_add(1, Ordering::Relaxed);
         let row =
             sqlx::query(&format!("SELECT {COLUMNS} FROM shops WHERE id = ?")).bind(id).fetch_optional(&self.db).await?;
@@ -89,16 +90,16 @@ impl ShopRepo {
     }
 
     /// Inserts `new` inside `tx`; returns its id.
-    pub async fn insert(&self, tx: &mut sqlx::MySqlConnection, new: &NewShop) -> Result<u64, WriteError> {
+    pub async fn insert(&self, tx: &mut sqlx::MySqlConnection, new: &NewShop) -> Result<ShopId, WriteError> {
         let insert = sqlx::query(
             "INSERT INTO shops (name, type_id, address, x, y, avg_price, score, open_hours) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
         );
         let done = bind_fields(insert, new).execute(tx).await.map_err(|e| unknown_type(e, new.type_id))?;
-        Ok(done.last_insert_id())
+        Ok(ShopId(done.last_insert_id()))
     }
 
     /// Replaces shop `id` with `new` inside `tx`; returns the shop as it was.
-    pub async fn replace(&self, tx: &mut sqlx::MySqlConnection, id: u64, new: &NewShop) -> Result<Shop, WriteError> {
+    pub async fn replace(&self, tx: &mut sqlx::MySqlConnection, id: ShopId, new: &NewShop) -> Result<Shop, WriteError> {
         let before = sqlx::query(&format!("SELECT {COLUMNS} FROM shops WHERE id = ? FOR UPDATE"))
             .bind(id)
             .fetch_optional(&mut *tx)
@@ -115,7 +116,7 @@ impl ShopRepo {
     }
 
     /// Up to `limit` shops after `after` by id, of one type or all.
-    pub async fn page(&self, type_id: Option<u64>, after: u64, limit: u32) -> Result<Vec<Shop>, sqlx::Error> {
+    pub async fn page(&self, type_id: Option<u64>, after: ShopId, limit: u32) -> Result<Vec<Shop>, sqlx::Error> {
         let rows = match type_id {
             Some(t) => {
                 sqlx::query(&format!("SELECT {COLUMNS} FROM shops WHERE type_id = ? AND id > ? ORDER BY id LIMIT ?"))
@@ -137,7 +138,7 @@ impl ShopRepo {
     }
 
     /// Every shop id (for the Bloom filter).
-    pub async fn ids(&self) -> Result<Vec<u64>, sqlx::Error> {
+    pub async fn ids(&self) -> Result<Vec<ShopId>, sqlx::Error> {
         sqlx::query_scalar("SELECT id FROM shops").fetch_all(&self.db).await
     }
 
@@ -146,9 +147,9 @@ impl ShopRepo {
         &self,
         type_id: u64,
         since: Option<DateTime<Utc>>,
-    ) -> Result<Vec<(u64, Point)>, sqlx::Error> {
+    ) -> Result<Vec<(ShopId, Point)>, sqlx::Error> {
         let since = since.unwrap_or(DateTime::UNIX_EPOCH);
-        let rows: Vec<(u64, f64, f64)> = sqlx::query_as(
+        let rows: Vec<(ShopId, f64, f64)> = sqlx::query_as(
             "SELECT id, x, y FROM shops WHERE type_id = ? AND x IS NOT NULL AND updated_at >= ? ORDER BY id",
         )
         .bind(type_id)

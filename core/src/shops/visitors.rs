@@ -13,6 +13,7 @@ use chrono::{NaiveDate, Utc};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use crate::ids::{ShopId, UserId};
 use crate::kv::{CityKeys, Kv};
 
 const QUEUE: usize = 65_536;
@@ -21,8 +22,8 @@ const BATCH: usize = 4_096;
 /// One signed-in read of a shop.
 #[derive(Debug, Clone, Copy)]
 pub struct Visit {
-    pub shop_id: u64,
-    pub user_id: u64,
+    pub shop_id: ShopId,
+    pub user_id: UserId,
     pub day: NaiveDate,
 }
 
@@ -50,7 +51,7 @@ impl Visitors {
     }
 
     /// Queues a visit by `user_id` today; never waits.
-    pub fn record(&self, shop_id: u64, user_id: u64) {
+    pub fn record(&self, shop_id: ShopId, user_id: UserId) {
         let visit = Visit { shop_id, user_id, day: Utc::now().date_naive() };
         if self.queue.try_send(visit).is_err() {
             metrics::counter!(crate::metrics::SHOP_VISITS_DROPPED).increment(1);
@@ -85,7 +86,7 @@ impl Visitors {
     /// Adds `visits` in one round trip; each day's key expires
     /// `retention_days` after that day.
     pub async fn add(&self, visits: &[Visit]) -> redis::RedisResult<()> {
-        let mut by_key: HashMap<(u64, NaiveDate), Vec<u64>> = HashMap::new();
+        let mut by_key: HashMap<(ShopId, NaiveDate), Vec<UserId>> = HashMap::new();
         for v in visits {
             by_key.entry((v.shop_id, v.day)).or_default().push(v.user_id);
         }
@@ -102,7 +103,7 @@ impl Visitors {
 
     /// Visitors of `shop_id` on each day from `from` to `to` (inclusive) and
     /// over the whole range, in one round trip.
-    pub async fn count(&self, shop_id: u64, from: NaiveDate, to: NaiveDate) -> redis::RedisResult<VisitorCounts> {
+    pub async fn count(&self, shop_id: ShopId, from: NaiveDate, to: NaiveDate) -> redis::RedisResult<VisitorCounts> {
         let days: Vec<NaiveDate> = from.iter_days().take_while(|d| *d <= to).collect();
         let keys: Vec<String> = days.iter().map(|d| self.kv.keys.shop_visitors(shop_id, *d)).collect();
         let mut pipe = redis::pipe();

@@ -14,6 +14,7 @@ use cityhub_platform::db::is_transient;
 use sqlx::MySqlPool;
 
 use super::SocialError;
+use crate::ids::UserId;
 use crate::kv::{CityKeys, Kv};
 
 /// What one round of checks found and fixed.
@@ -40,9 +41,9 @@ impl CountCheck {
     }
 
     /// Users on either side of a projection row changed in the last `secs` seconds.
-    pub async fn recently_changed(&self, within: Duration) -> Result<Vec<u64>, SocialError> {
+    pub async fn recently_changed(&self, within: Duration) -> Result<Vec<UserId>, SocialError> {
         let secs = within.as_secs();
-        let rows: Vec<(u64,)> = sqlx::query_as(
+        let rows: Vec<(UserId,)> = sqlx::query_as(
             "SELECT follower_id FROM followers WHERE updated_at >= CURRENT_TIMESTAMP(3) - INTERVAL ? SECOND \
              UNION SELECT followee_id FROM followers WHERE updated_at >= CURRENT_TIMESTAMP(3) - INTERVAL ? SECOND",
         )
@@ -54,8 +55,8 @@ impl CountCheck {
     }
 
     /// Up to `n` user ids after `after`, in id order (the slow sweep of everyone).
-    pub async fn users_after(&self, after: u64, n: u32) -> Result<Vec<u64>, SocialError> {
-        let rows: Vec<(u64,)> = sqlx::query_as("SELECT id FROM users WHERE id > ? ORDER BY id LIMIT ?")
+    pub async fn users_after(&self, after: UserId, n: u32) -> Result<Vec<UserId>, SocialError> {
+        let rows: Vec<(UserId,)> = sqlx::query_as("SELECT id FROM users WHERE id > ? ORDER BY id LIMIT ?")
             .bind(after)
             .bind(n)
             .fetch_all(&self.db)
@@ -64,14 +65,14 @@ impl CountCheck {
     }
 
     /// Checks and repairs each of `users` (see the module doc).
-    pub async fn correct(&self, users: &[u64]) -> Result<Correction, SocialError> {
+    pub async fn correct(&self, users: &[UserId]) -> Result<Correction, SocialError> {
         let mut done = Correction::default();
         for &user in users {
             let mut tries = 1;
             let (mysql, redis) = loop {
                 match self.correct_one(user).await {
                     Err(SocialError::Db(err)) if tries < 3 && is_transient(&err) => {
-                        tracing::debug!(user, error = %err, "count check conflicted; again");
+                        tracing::debug!(%user, error = %err, "count check conflicted; again");
                         tries += 1;
                     }
                     other => break other?,
@@ -84,7 +85,7 @@ impl CountCheck {
         Ok(done)
     }
 
-    async fn correct_one(&self, user: u64) -> Result<(bool, bool), SocialError> {
+    async fn correct_one(&self, user: UserId) -> Result<(bool, bool), SocialError> {
         let mut tx = self.db.begin().await?;
         let stored: Option<(i64, i64)> =
             sqlx::query_as("SELECT followers, followings FROM follow_counts WHERE user_id = ? FOR UPDATE")
@@ -118,7 +119,7 @@ impl CountCheck {
             .bind(followings)
             .execute(&mut *tx)
             .await?;
-            tracing::warn!(user, ?stored, followers, followings, "follow counts in MySQL were wrong; repaired");
+            tracing::warn!(%user, ?stored, followers, followings, "follow counts in MySQL were wrong; repaired");
         }
         let key = self.kv.keys.follow_counts(user);
         let cached: (Option<i64>, Option<i64>) =
@@ -137,7 +138,7 @@ impl CountCheck {
                 .arg(followings)
                 .query_async(&mut self.kv.conn())
                 .await?;
-            tracing::warn!(user, ?cached, followers, followings, "follow counts in Redis were wrong; repaired");
+            tracing::warn!(%user, ?cached, followers, followings, "follow counts in Redis were wrong; repaired");
         }
         tx.commit().await?;
         Ok((mysql_wrong, redis_wrong))

@@ -15,6 +15,7 @@ use cityhub_platform::outbox;
 use sqlx::MySqlConnection;
 
 use super::{retry_deadlocks, EventKind, FollowEvent, Relation, Social, SocialError};
+use crate::ids::UserId;
 use crate::kv::CityKeys;
 
 /// What a write did.
@@ -28,11 +29,11 @@ pub enum Written {
 
 impl Social {
     /// `me` follows `them`.
-    pub async fn follow(&self, me: u64, them: u64) -> Result<Written, SocialError> {
+    pub async fn follow(&self, me: UserId, them: UserId) -> Result<Written, SocialError> {
         self.check_target(me, them).await?;
         let written = retry_deadlocks(|| async {
             let mut tx = self.db.begin().await?;
-            let blocks: Vec<(u64,)> = sqlx::query_as(
+            let blocks: Vec<(UserId,)> = sqlx::query_as(
                 "SELECT blocker_id FROM blocks \
                  WHERE (blocker_id = ? AND blocked_id = ?) OR (blocker_id = ? AND blocked_id = ?) LOCK IN SHARE MODE",
             )
@@ -58,7 +59,7 @@ impl Social {
     }
 
     /// `me` stops following `them`.
-    pub async fn unfollow(&self, me: u64, them: u64) -> Result<Written, SocialError> {
+    pub async fn unfollow(&self, me: UserId, them: UserId) -> Result<Written, SocialError> {
         self.check_target(me, them).await?;
         let written = retry_deadlocks(|| async {
             let mut tx = self.db.begin().await?;
@@ -74,7 +75,7 @@ impl Social {
     /// `me` blocks `them`: the follows both ways are canceled (through the
     /// outbox, like an unfollow) and neither can follow the other until
     /// `me` unblocks.
-    pub async fn block(&self, me: u64, them: u64) -> Result<Written, SocialError> {
+    pub async fn block(&self, me: UserId, them: UserId) -> Result<Written, SocialError> {
         self.check_target(me, them).await?;
         let written = retry_deadlocks(|| async {
             let mut tx = self.db.begin().await?;
@@ -95,7 +96,7 @@ impl Social {
     }
 
     /// `me` lifts a block of `them` (follows canceled by it stay canceled).
-    pub async fn unblock(&self, me: u64, them: u64) -> Result<Written, SocialError> {
+    pub async fn unblock(&self, me: UserId, them: UserId) -> Result<Written, SocialError> {
         self.check_target(me, them).await?;
         let deleted = sqlx::query("DELETE FROM blocks WHERE blocker_id = ? AND blocked_id = ?")
             .bind(me)
@@ -108,12 +109,12 @@ impl Social {
     }
 
     /// Whom `me` blocks, by id after `after`, at most `limit`.
-    pub async fn blocks(&self, me: u64, after: Option<u64>, limit: u32) -> Result<Vec<u64>, SocialError> {
-        let rows: Vec<(u64,)> = sqlx::query_as(
+    pub async fn blocks(&self, me: UserId, after: Option<UserId>, limit: u32) -> Result<Vec<UserId>, SocialError> {
+        let rows: Vec<(UserId,)> = sqlx::query_as(
             "SELECT blocked_id FROM blocks WHERE blocker_id = ? AND blocked_id > ? ORDER BY blocked_id LIMIT ?",
         )
         .bind(me)
-        .bind(after.unwrap_or(0))
+        .bind(after.unwrap_or_default())
         .bind(limit)
         .fetch_all(&self.db)
         .await?;
@@ -121,7 +122,7 @@ impl Social {
     }
 
     /// The checks every write makes first: not oneself, an existing user.
-    async fn check_target(&self, me: u64, them: u64) -> Result<(), SocialError> {
+    async fn check_target(&self, me: UserId, them: UserId) -> Result<(), SocialError> {
         if me == them {
             return Err(SocialError::Myself);
         }
@@ -136,8 +137,8 @@ impl Social {
     async fn set(
         &self,
         tx: &mut MySqlConnection,
-        follower: u64,
-        followee: u64,
+        follower: UserId,
+        followee: UserId,
         to: Relation,
     ) -> Result<Written, SocialError> {
         let current: Option<(String, u64)> =
@@ -177,7 +178,7 @@ impl Social {
 
     /// Drops the cached recommendations of `users` (best effort: they
     /// expire within `social.recommendations_ttl_secs` anyway).
-    async fn forget_recommendations(&self, users: &[u64]) {
+    async fn forget_recommendations(&self, users: &[UserId]) {
         let mut pipe = redis::pipe();
         for &user in users {
             pipe.del(self.kv.keys.recommendations(user)).ignore();

@@ -25,6 +25,7 @@ use cityhub_platform::metrics as m;
 use redis::Script;
 
 use super::{List, Relation, Social, SocialError};
+use crate::ids::UserId;
 use crate::kv::CityKeys;
 
 static PAGE: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../../lua/social_page.lua")));
@@ -46,7 +47,7 @@ const HOT_PAGES: &str = "follow_pages";
 /// One user in a list, and since when (follow time, ms since the epoch).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Entry {
-    pub user_id: u64,
+    pub user_id: UserId,
     pub at_ms: i64,
 }
 
@@ -54,7 +55,7 @@ pub struct Entry {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Cursor {
     pub at_ms: i64,
-    pub user_id: u64,
+    pub user_id: UserId,
 }
 
 impl fmt::Display for Cursor {
@@ -125,7 +126,7 @@ impl Social {
     /// A page of `user`'s `list`, newest first, after `cursor`.
     pub async fn list(
         &self,
-        user: u64,
+        user: UserId,
         list: List,
         cursor: Option<Cursor>,
         limit: u32,
@@ -154,7 +155,7 @@ impl Social {
     /// One page from the ZSet in one script call; `None` when it is not built.
     async fn read_page(
         &self,
-        user: u64,
+        user: UserId,
         list: List,
         cursor: Option<Cursor>,
         limit: u32,
@@ -180,7 +181,7 @@ impl Social {
 
     /// Makes sure `user`'s `list` is built: rebuilds it if this caller gets
     /// the lock, else waits for whoever has it (see the module doc).
-    async fn ensure(&self, user: u64, list: List) -> Result<(), SocialError> {
+    async fn ensure(&self, user: UserId, list: List) -> Result<(), SocialError> {
         let key = self.kv.keys.follow_list(user, list.name());
         let started = tokio::time::Instant::now();
         loop {
@@ -207,7 +208,7 @@ impl Social {
     /// Builds `user`'s `list` from the projection into a fresh key and
     /// renames it into place, inside the transaction whose locking read holds
     /// the consumer off the user's rows meanwhile.
-    async fn rebuild(&self, user: u64, list: List, key: &str) -> Result<(), SocialError> {
+    async fn rebuild(&self, user: UserId, list: List, key: &str) -> Result<(), SocialError> {
         let mut tx = self.db.begin().await?;
         let sql = match list {
             List::Followers => {
@@ -218,12 +219,12 @@ impl Social {
                  WHERE follower_id = ? LOCK IN SHARE MODE"
             }
         };
-        let rows: Vec<(u64, chrono::DateTime<chrono::Utc>, String)> =
+        let rows: Vec<(UserId, chrono::DateTime<chrono::Utc>, String)> =
             sqlx::query_as(sql).bind(user).fetch_all(&mut *tx).await?;
         if rows.is_empty() && !self.user_exists(user).await? {
             return Err(SocialError::UnknownUser);
         }
-        let members: Vec<(i64, u64)> = rows
+        let members: Vec<(i64, UserId)> = rows
             .into_iter()
             .filter(|(_, _, status)| Relation::parse(status) == Some(Relation::Following))
             .map(|(id, at, _)| (at.timestamp_millis(), id))
@@ -240,13 +241,13 @@ impl Social {
         pipe.query_async::<()>(&mut self.kv.conn()).await?;
         tx.commit().await?;
         metrics::counter!(m::CACHE_REBUILDS, "cache" => list.name(), "result" => "rebuilt").increment(1);
-        tracing::debug!(user, list = list.name(), entries = members.len(), "follow list rebuilt from MySQL");
+        tracing::debug!(%user, list = list.name(), entries = members.len(), "follow list rebuilt from MySQL");
         Ok(())
     }
 
     /// `user`'s follower and following counts: the Redis hash, filled from
     /// MySQL when missing.
-    pub async fn counts(&self, user: u64) -> Result<Counts, SocialError> {
+    pub async fn counts(&self, user: UserId) -> Result<Counts, SocialError> {
         let key = self.kv.keys.follow_counts(user);
         let (followers, followings): (Option<i64>, Option<i64>) =
             redis::cmd("HMGET").arg(&key).arg("followers").arg("followings").query_async(&mut self.kv.conn()).await?;
@@ -275,7 +276,7 @@ impl Social {
     /// Users both `a` and `b` follow, newest (by the later of the two
     /// follows) first, at most `limit`. One `ZINTER` on the two followings
     /// ZSets (a single Redis; on a cluster the two keys are in different slots).
-    pub async fn common_follows(&self, a: u64, b: u64, limit: u32) -> Result<Vec<Entry>, SocialError> {
+    pub async fn common_follows(&self, a: UserId, b: UserId, limit: u32) -> Result<Vec<Entry>, SocialError> {
         let keys = [self.built(a, List::Followings).await?, self.built(b, List::Followings).await?];
         let mut common = self.inter(&keys).await?;
         common.truncate(limit as usize);
@@ -284,7 +285,7 @@ impl Social {
 
     /// `user`'s friends (they follow each other), newest friendship first,
     /// a page after `cursor`: one `ZINTER` of the user's two ZSets.
-    pub async fn friends(&self, user: u64, cursor: Option<Cursor>, limit: u32) -> Result<Page, SocialError> {
+    pub async fn friends(&self, user: UserId, cursor: Option<Cursor>, limit: u32) -> Result<Page, SocialError> {
         let keys = [self.built(user, List::Followings).await?, self.built(user, List::Followers).await?];
         let friends = self.inter(&keys).await?;
         let total = friends.len() as u64;
@@ -293,7 +294,7 @@ impl Social {
     }
 
     /// For each of `ids`, whether `user` follows them: one `ZMSCORE`.
-    pub async fn follows_each(&self, user: u64, ids: &[u64]) -> Result<Vec<bool>, SocialError> {
+    pub async fn follows_each(&self, user: UserId, ids: &[UserId]) -> Result<Vec<bool>, SocialError> {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
@@ -303,7 +304,7 @@ impl Social {
     }
 
     /// The key of `user`'s `list`, built.
-    async fn built(&self, user: u64, list: List) -> Result<String, SocialError> {
+    async fn built(&self, user: UserId, list: List) -> Result<String, SocialError> {
         self.ensure(user, list).await?;
         Ok(self.kv.keys.follow_list(user, list.name()))
     }
@@ -330,7 +331,7 @@ mod tests {
 
     #[test]
     fn cursors_round_trip_and_refuse_junk() {
-        let c = Cursor { at_ms: 1_733_000_000_123, user_id: 42 };
+        let c = Cursor { at_ms: 1_733_000_000_123, user_id: UserId(42) };
         assert_eq!(c.to_string().parse::<Cursor>(), Ok(c));
         for bad in ["", "-", "1-", "-1", "1-2-3", "a-1", "1-+2", "1 -2", "123456789012345678901-1"] {
             assert!(bad.parse::<Cursor>().is_err(), "{bad:?} accepted");
@@ -342,12 +343,12 @@ mod tests {
         let flat: Vec<String> = ["9", "30", "-", "0", "10", "30", "2", "20"].map(String::from).to_vec();
         let mut found = entries(&flat);
         order(&mut found);
-        let ids: Vec<u64> = found.iter().map(|e| e.user_id).collect();
+        let ids: Vec<u64> = found.iter().map(|e| e.user_id.get()).collect();
         // Equal scores: member bytes descending, as Redis orders them ("9" > "10").
         assert_eq!(ids, [9, 10, 2]);
         let first = page(found.clone(), 3, 2);
-        assert_eq!(first.next, Some(Cursor { at_ms: 30, user_id: 10 }));
-        let rest: Vec<u64> = found.iter().filter(|e| after(e, &first.next.unwrap())).map(|e| e.user_id).collect();
+        assert_eq!(first.next, Some(Cursor { at_ms: 30, user_id: UserId(10) }));
+        let rest: Vec<u64> = found.iter().filter(|e| after(e, &first.next.unwrap())).map(|e| e.user_id.get()).collect();
         assert_eq!(rest, [2]);
     }
 }

@@ -40,6 +40,7 @@ pub use projection::{Projected, Projection};
 pub use recommend::Recommendation;
 
 use crate::config::{CacheSettings, SocialSettings};
+use crate::ids::UserId;
 use crate::kv::Kv;
 
 /// The state of an ordered pair (follower, followee), as `follows.status`
@@ -97,8 +98,8 @@ pub enum EventKind {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FollowEvent {
     pub kind: EventKind,
-    pub follower_id: u64,
-    pub followee_id: u64,
+    pub follower_id: UserId,
+    pub followee_id: UserId,
     /// The pair's `follows.version` after this change.
     pub version: u64,
     /// When the change was made, ms since the epoch (a follow's score).
@@ -151,7 +152,7 @@ pub struct Social {
     kv: Kv,
     settings: SocialSettings,
     /// First pages of long lists, by (user, list, page size).
-    hot: moka::future::Cache<(u64, List, u32), Arc<Page>>,
+    hot: moka::future::Cache<(UserId, List, u32), Arc<Page>>,
     /// A list rebuild's lock lease, and how long a reader waits for another's rebuild.
     rebuild_lease: Duration,
     rebuild_wait: Duration,
@@ -174,8 +175,8 @@ impl Social {
     }
 
     /// Whether user `id` exists.
-    async fn user_exists(&self, id: u64) -> Result<bool, sqlx::Error> {
-        let found: Option<(u64,)> =
+    async fn user_exists(&self, id: UserId) -> Result<bool, sqlx::Error> {
+        let found: Option<(UserId,)> =
             sqlx::query_as("SELECT id FROM users WHERE id = ?").bind(id).fetch_optional(&self.db).await?;
         Ok(found.is_some())
     }

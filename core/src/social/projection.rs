@@ -24,6 +24,7 @@ use redis::Script;
 use sqlx::MySqlPool;
 
 use super::{retry_deadlocks, FollowEvent, List, Relation, SocialError};
+use crate::ids::UserId;
 use crate::kv::{CityKeys, Kv};
 
 static APPLY: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../../lua/social_apply.lua")));
@@ -111,7 +112,7 @@ impl Projection {
         let delta = i64::from(now) - i64::from(was);
         let counts = if delta == 0 { None } else { Some(self.count(&mut tx, e, delta).await?) };
         let (op, score) = (if now { "add" } else { "rem" }, followed_at.timestamp_millis());
-        let count_args = |user: u64| match &counts {
+        let count_args = |user: UserId| match &counts {
             Some(rows) => {
                 let (followers, followings) = rows.iter().find(|r| r.0 == user).map_or((0, 0), |r| (r.1, r.2));
                 (followers.to_string(), followings.to_string())
@@ -149,7 +150,7 @@ impl Projection {
         tx: &mut sqlx::MySqlConnection,
         e: &FollowEvent,
         delta: i64,
-    ) -> Result<Vec<(u64, i64, i64)>, SocialError> {
+    ) -> Result<Vec<(UserId, i64, i64)>, SocialError> {
         let mut moves = [(e.follower_id, 0, delta), (e.followee_id, delta, 0)];
         moves.sort_by_key(|m| m.0);
         for (user, followers, followings) in moves {

@@ -10,12 +10,13 @@
 use serde::{Deserialize, Serialize};
 
 use super::{Social, SocialError};
+use crate::ids::UserId;
 use crate::kv::CityKeys;
 
 /// A suggested user and how many of the caller's friends follow them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Recommendation {
-    pub user_id: u64,
+    pub user_id: UserId,
     pub friends: u32,
 }
 
@@ -24,7 +25,7 @@ impl Social {
     /// the ranked list; also where the next page starts, if there is one.
     pub async fn recommendations(
         &self,
-        user: u64,
+        user: UserId,
         offset: usize,
         limit: u32,
     ) -> Result<(Vec<Recommendation>, Option<usize>), SocialError> {
@@ -35,13 +36,13 @@ impl Social {
     }
 
     /// The whole ranked list: cached, or computed and cached.
-    async fn ranked(&self, user: u64) -> Result<Vec<Recommendation>, SocialError> {
+    async fn ranked(&self, user: UserId) -> Result<Vec<Recommendation>, SocialError> {
         let key = self.kv.keys.recommendations(user);
         let cached: Option<String> = redis::cmd("GET").arg(&key).query_async(&mut self.kv.conn()).await?;
         if let Some(list) = cached.and_then(|json| serde_json::from_str(&json).ok()) {
             return Ok(list);
         }
-        let rows: Vec<(u64, i64)> = sqlx::query_as(
+        let rows: Vec<(UserId, i64)> = sqlx::query_as(
             "SELECT c.followee_id, COUNT(*) AS friends \
              FROM followers mine \
              JOIN followers back ON back.followee_id = mine.follower_id AND back.follower_id = mine.followee_id \

@@ -24,12 +24,13 @@ use serde::{Deserialize, Serialize};
 use sqlx::MySqlPool;
 
 use crate::config::VoucherSettings;
+use crate::ids::{ShopId, VoucherId};
 use crate::kv::{CityKeys, Kv};
 
 /// A request to create a seckill voucher. Money in cents.
 #[derive(Debug, Clone, Serialize)]
 pub struct NewSeckillVoucher {
-    pub shop_id: u64,
+    pub shop_id: ShopId,
     pub title: String,
     pub sub_title: String,
     pub rules: String,
@@ -65,7 +66,7 @@ impl NewSeckillVoucher {
 /// A stored seckill voucher: its id and what it was created with.
 #[derive(Debug, Clone, Serialize)]
 pub struct SeckillVoucher {
-    pub id: u64,
+    pub id: VoucherId,
     #[serde(flatten)]
     pub spec: NewSeckillVoucher,
 }
@@ -73,8 +74,8 @@ pub struct SeckillVoucher {
 /// A seckill voucher's details as the cache holds them; times in ms since the epoch.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct VoucherDetails {
-    pub id: u64,
-    pub shop_id: u64,
+    pub id: VoucherId,
+    pub shop_id: ShopId,
     pub title: String,
     /// Cents.
     pub pay_value: u64,
@@ -89,7 +90,7 @@ pub enum VoucherError {
     #[error("{field}: {reason}")]
     Invalid { field: &'static str, reason: &'static str },
     #[error("shop {0} does not exist")]
-    UnknownShop(u64),
+    UnknownShop(ShopId),
     #[error(transparent)]
     Db(#[from] sqlx::Error),
     #[error(transparent)]
@@ -101,7 +102,7 @@ pub enum VoucherError {
 pub struct Vouchers {
     db: MySqlPool,
     kv: Kv,
-    details: Cache<u64, VoucherDetails>,
+    details: Cache<VoucherId, VoucherDetails>,
     bound: Arc<IdBound>,
 }
 
@@ -125,14 +126,14 @@ impl IdBound {
         Self { max: Default::default(), read_at: tokio::sync::Mutex::new(None) }
     }
 
-    fn below(&self, id: u64) -> bool {
-        id <= self.max.load(std::sync::atomic::Ordering::Relaxed).saturating_add(Self::SLACK)
+    fn below(&self, id: VoucherId) -> bool {
+        id.get() <= self.max.load(std::sync::atomic::Ordering::Relaxed).saturating_add(Self::SLACK)
     }
 
     /// False only when `id` is above the bound as MySQL had it at a read at
     /// most [`IdBound::EVERY`] ago. A failed read lets the id through: the
     /// cache's own layers answer while MySQL is down.
-    async fn admits(&self, db: &MySqlPool, id: u64) -> bool {
+    async fn admits(&self, db: &MySqlPool, id: VoucherId) -> bool {
         if self.below(id) {
             return true;
         }
@@ -155,8 +156,8 @@ impl IdBound {
     }
 
     /// A voucher this instance created.
-    fn created(&self, id: u64) {
-        self.max.fetch_max(id, std::sync::atomic::Ordering::Relaxed);
+    fn created(&self, id: VoucherId) {
+        self.max.fetch_max(id.get(), std::sync::atomic::Ordering::Relaxed);
     }
 }
 
@@ -174,7 +175,7 @@ impl Vouchers {
         let details = Cache::new(
             spec,
             caches,
-            FnLoader(move |id: u64| {
+            FnLoader(move |id: VoucherId| {
                 let pool = pool.clone();
                 async move { load_details(&pool, id).await.map_err(|e| Box::new(e) as LoadError) }
             }),
@@ -194,7 +195,7 @@ impl Vouchers {
 
     async fn create(&self, new: NewSeckillVoucher) -> Result<SeckillVoucher, VoucherError> {
         let mut tx = self.db.begin().await?;
-        let shop: Option<(u64,)> = sqlx::query_as("SELECT id FROM shops WHERE id = ? LOCK IN SHARE MODE")
+        let shop: Option<(ShopId,)> = sqlx::query_as("SELECT id FROM shops WHERE id = ? LOCK IN SHARE MODE")
             .bind(new.shop_id)
             .fetch_optional(&mut *tx)
             .await?;
@@ -213,6 +214,7 @@ impl Vouchers {
         .execute(&mut *tx)
         .await?
         .last_insert_id();
+        let id = VoucherId(id);
         sqlx::query(
             "INSERT INTO seckill_vouchers (voucher_id, initial_stock, stock, begin_time, end_time) VALUES (?, ?, ?, ?, ?)",
         )
@@ -238,7 +240,7 @@ impl Vouchers {
     /// Writes the sale state under the verified generation (see
     /// `seckill::scripts`); if Redis changes before it lands, the voucher is
     /// paused and rebuilt like any other.
-    async fn preload(&self, id: u64, v: &NewSeckillVoucher) -> redis::RedisResult<()> {
+    async fn preload(&self, id: VoucherId, v: &NewSeckillVoucher) -> redis::RedisResult<()> {
         let generation = self.kv.generation.current().await?;
         redis::pipe()
             .atomic()
@@ -264,7 +266,7 @@ impl Vouchers {
     /// read), then
     /// L1, then Redis, then MySQL. `None` for an unknown voucher; that answer
     /// is cached too.
-    pub async fn details(&self, id: u64) -> Result<Option<Arc<VoucherDetails>>, CacheError> {
+    pub async fn details(&self, id: VoucherId) -> Result<Option<Arc<VoucherDetails>>, CacheError> {
         if !self.bound.admits(&self.db, id).await {
             self.details.count_invalid();
             return Ok(None);
@@ -273,8 +275,8 @@ impl Vouchers {
     }
 }
 
-async fn load_details(db: &MySqlPool, id: u64) -> Result<Option<VoucherDetails>, sqlx::Error> {
-    type Row = (u64, u64, String, u64, u64, DateTime<Utc>, DateTime<Utc>);
+async fn load_details(db: &MySqlPool, id: VoucherId) -> Result<Option<VoucherDetails>, sqlx::Error> {
+    type Row = (VoucherId, ShopId, String, u64, u64, DateTime<Utc>, DateTime<Utc>);
     let row: Option<Row> = sqlx::query_as(
         "SELECT v.id, v.shop_id, v.title, v.pay_value, v.actual_value, s.begin_time, s.end_time \
          FROM vouchers v JOIN seckill_vouchers s ON s.voucher_id = v.id WHERE v.id = ?",

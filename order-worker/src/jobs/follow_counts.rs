@@ -15,6 +15,7 @@ use cityhub_core::config::{Settings, SocialSettings};
 use cityhub_core::kv::Kv;
 use cityhub_core::metrics::FOLLOW_COUNTS_FIXED;
 use cityhub_core::social::{Correction, CountCheck, SocialError};
+use cityhub_core::UserId;
 use cityhub_platform::jobs::{every, Job, OnExit};
 use sqlx::MySqlPool;
 use tokio_util::sync::CancellationToken;
@@ -38,11 +39,14 @@ impl CountJob {
     /// One round (see the module doc).
     pub async fn round(&self) -> Result<Correction, SocialError> {
         let mut users = self.check.recently_changed(self.settings.count_recent_secs).await?;
-        let after = self.swept_to.load(Ordering::Relaxed);
+        let after = UserId(self.swept_to.load(Ordering::Relaxed));
         let sweep = self.check.users_after(after, self.settings.count_sweep_batch).await?;
-        let next =
-            if sweep.len() < self.settings.count_sweep_batch as usize { 0 } else { sweep.last().copied().unwrap_or(0) };
-        self.swept_to.store(next, Ordering::Relaxed);
+        let next = if sweep.len() < self.settings.count_sweep_batch as usize {
+            UserId(0)
+        } else {
+            sweep.last().copied().unwrap_or_default()
+        };
+        self.swept_to.store(next.get(), Ordering::Relaxed);
         users.extend(sweep);
         users.sort_unstable();
         users.dedup();

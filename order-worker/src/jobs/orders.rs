@@ -11,7 +11,6 @@
 //! topic.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -33,6 +32,7 @@ use sqlx::MySqlPool;
 use tokio_util::sync::CancellationToken;
 
 use crate::combiner::Combiner;
+use cityhub_core::{OrderId, UserId, VoucherId};
 
 /// The running order consumer.
 pub struct OrderConsumer {
@@ -48,7 +48,6 @@ pub async fn start(
     mq: &Arc<ClientRuntime>,
     db: MySqlPool,
     kv: Kv,
-    stats: Arc<WorkerStats>,
 ) -> anyhow::Result<OrderConsumer> {
     let (s, group, topic) = (&settings.mq, &settings.mq.order_consumer_group, &settings.mq.order_topic);
     let mut admin = cityhub_platform::mq::start_producer(mq, s, &format!("{group}_admin"))
@@ -57,7 +56,7 @@ pub async fn start(
     cityhub_platform::mq::ensure_topic(&admin, topic, s.topic_queues).await;
     admin.shutdown().await;
     let closed = CancellationToken::new();
-    let handler = Arc::new(OrderHandler::new(db, kv, stats, &settings.worker, s, closed.clone()));
+    let handler = Arc::new(OrderHandler::new(db, kv, &settings.worker, s, closed.clone()));
     let consumer = Consumer::start(mq, s, group, topic, handler).await.context("start order consumer")?;
     tracing::info!(%topic, %group, "order worker consuming");
     Ok(OrderConsumer { consumer, closed })
@@ -90,25 +89,11 @@ impl Job for OrdersJob {
     }
 }
 
-/// Counters of what the worker did since it started.
-#[derive(Debug, Default)]
-pub struct WorkerStats {
-    /// Orders inserted.
-    pub stored: AtomicU64,
-    /// Messages whose order was already stored (redeliveries).
-    pub redelivered: AtomicU64,
-    /// Messages parked (see [`Refusal`]).
-    pub parked: AtomicU64,
-    /// Batches that failed and were tried again in place (never handed back).
-    pub held_batches: AtomicU64,
-}
-
 /// Stores order messages; see the module doc.
 pub struct OrderHandler {
     db: MySqlPool,
     writer: Combiner,
     kv: Kv,
-    stats: Arc<WorkerStats>,
     attempts: u32,
     topic: String,
     /// How long a message may keep failing with an error (not an outage)
@@ -141,14 +126,7 @@ impl Failure {
 const BACKOFF_MAX: Duration = Duration::from_secs(2);
 
 impl OrderHandler {
-    pub fn new(
-        db: MySqlPool,
-        kv: Kv,
-        stats: Arc<WorkerStats>,
-        worker: &WorkerSettings,
-        mq: &MqSettings,
-        closed: CancellationToken,
-    ) -> Self {
+    pub fn new(db: MySqlPool, kv: Kv, worker: &WorkerSettings, mq: &MqSettings, closed: CancellationToken) -> Self {
         let topic = mq.order_topic.clone();
         for result in ["stored", "redelivered", "parked"] {
             metrics::counter!(m::CONSUMER_MESSAGES, "topic" => topic.clone(), "result" => result).increment(0);
@@ -163,7 +141,6 @@ impl OrderHandler {
             db,
             writer,
             kv,
-            stats,
             attempts: worker.db_attempts.max(1),
             topic,
             give_up_after: mq.give_up_after_secs,
@@ -176,13 +153,11 @@ impl OrderHandler {
     }
 
     fn record(&self, stored: &Stored, orders: &[OrderMessage]) {
-        self.stats.stored.fetch_add(stored.inserted.len() as u64, Ordering::Relaxed);
-        self.stats.redelivered.fetch_add(stored.duplicates as u64, Ordering::Relaxed);
         self.count("stored", stored.inserted.len() as u64);
         self.count("redelivered", stored.duplicates as u64);
         for order in orders.iter().filter(|o| stored.inserted.contains(&o.order_id)) {
             tracing::info!(
-                order_id = order.order_id,
+                order_id = %order.order_id,
                 request_id = order.request_id.as_deref().unwrap_or("-"),
                 "order in MySQL"
             );
@@ -193,20 +168,24 @@ impl OrderHandler {
         &self,
         delivery: &Delivery,
         refusal: Refusal,
-        order_id: Option<u64>,
+        order_id: Option<OrderId>,
         detail: &str,
     ) -> Result<(), Failure> {
-        let why = Parking { kind: refusal.label(), order_id, accepted: refusal.had_202(), detail };
+        let why = Parking {
+            kind: refusal.label(),
+            order_id: order_id.map(OrderId::get),
+            accepted: refusal.had_202(),
+            detail,
+        };
         let new = park(&self.db, delivery, &why).await.map_err(|err| Failure::db("cannot park a message", &err))?;
         if !new {
             return Ok(());
         }
-        self.stats.parked.fetch_add(1, Ordering::Relaxed);
         self.count("parked", 1);
         if refusal.had_202() {
             metrics::counter!(cityhub_core::metrics::PARKED_ACCEPTED_ORDERS, "topic" => self.topic.clone(), "kind" => refusal.label())
                 .increment(1);
-            tracing::error!(order_id, kind = refusal.label(), detail, "an accepted order was parked, not stored");
+            tracing::error!(order_id = ?order_id.map(OrderId::get), kind = refusal.label(), detail, "an accepted order was parked, not stored");
         }
         Ok(())
     }
@@ -241,7 +220,7 @@ impl OrderHandler {
         stored: &Stored,
         entries: &[(&Delivery, OrderMessage, Confirm)],
     ) -> Result<(), Failure> {
-        let mut restore: BTreeMap<u64, Vec<(u64, u64)>> = BTreeMap::new();
+        let mut restore: BTreeMap<VoucherId, Vec<(UserId, OrderId)>> = BTreeMap::new();
         for (delivery, order, state) in entries {
             match intake::after_store(order, *state, stored) {
                 AfterStore::Done => {}
@@ -259,9 +238,9 @@ impl OrderHandler {
                 .await
                 .map_err(|err| Failure::redis("cannot restore buyer entries", &err))?;
             if restored.short > 0 {
-                tracing::error!(voucher_id, short = restored.short, "stored orders whose unit Redis had already sold");
+                tracing::error!(%voucher_id, short = restored.short, "stored orders whose unit Redis had already sold");
             }
-            tracing::warn!(voucher_id, orders = pairs.len(), ?restored, "stored orders Redis had no entry for");
+            tracing::warn!(%voucher_id, orders = pairs.len(), ?restored, "stored orders Redis had no entry for");
         }
         Ok(())
     }
@@ -278,13 +257,14 @@ impl OrderHandler {
         }
 
         // One confirm call per voucher in the batch.
-        let mut by_voucher: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
+        let mut by_voucher: BTreeMap<VoucherId, Vec<usize>> = BTreeMap::new();
         for (i, (_, order)) in parsed.iter().enumerate() {
             by_voucher.entry(order.voucher_id).or_default().push(i);
         }
         let mut states = vec![Confirm::Unknown; parsed.len()];
         for (voucher_id, members) in &by_voucher {
-            let pairs: Vec<(u64, u64)> = members.iter().map(|&i| (parsed[i].1.user_id, parsed[i].1.order_id)).collect();
+            let pairs: Vec<(UserId, OrderId)> =
+                members.iter().map(|&i| (parsed[i].1.user_id, parsed[i].1.order_id)).collect();
             let answers = scripts::confirm(&self.kv, *voucher_id, &pairs)
                 .await
                 .map_err(|err| Failure::redis("cannot confirm reservations", &err))?;
@@ -300,7 +280,6 @@ impl OrderHandler {
                     // A redelivery of an order stored already, whose buyer
                     // has bought again since (or whose release came after
                     // it was stored in a pause): nothing to do, nothing lost.
-                    self.stats.redelivered.fetch_add(1, Ordering::Relaxed);
                     self.count("redelivered", 1);
                 }
                 Triage::ParkUnlessStored { refusal, detail } => {
@@ -336,7 +315,7 @@ impl OrderHandler {
 
     /// Whether `order` is stored already, for its own user and voucher.
     async fn stored_as_is(&self, order: &OrderMessage) -> Result<bool, Failure> {
-        let found: Option<u64> =
+        let found: Option<OrderId> =
             sqlx::query_scalar("SELECT id FROM orders WHERE id = ? AND user_id = ? AND voucher_id = ?")
                 .bind(order.order_id)
                 .bind(order.user_id)
@@ -396,7 +375,6 @@ impl BatchHandler for OrderHandler {
                 Err(failure) => {
                     if !held {
                         held = true;
-                        self.stats.held_batches.fetch_add(1, Ordering::Relaxed);
                         metrics::counter!(m::CONSUMER_HELD_BATCHES, "topic" => self.topic.clone()).increment(1);
                     }
                     if intake::after_batch_failure(failure.outage) == Retry::OneByOne {

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use cityhub_core::reconcile::Reconciler;
 use cityhub_core::Services;
+use cityhub_core::VoucherId;
 use cityhub_platform::jobs::{self, Job, OnExit};
 use cityhub_platform::mq::ClientRuntime;
 use tokio::sync::Mutex;
@@ -31,7 +32,7 @@ impl ReconcileJob {
 }
 
 /// When the last full pass ran, and the vouchers it found due.
-type FullPass = (Instant, Vec<u64>);
+type FullPass = (Instant, Vec<VoucherId>);
 
 /// How often paused vouchers are looked for between full passes.
 const PAUSE_CHECK: Duration = Duration::from_secs(1);
@@ -70,8 +71,8 @@ async fn run(reconciler: Arc<Reconciler>, every: Duration, stop: CancellationTok
             };
             for voucher_id in due {
                 match reconciler.run(voucher_id).await {
-                    Ok(report) => tracing::debug!(voucher_id, verdict = report.verdict.as_str(), "reconciled"),
-                    Err(err) => tracing::warn!(voucher_id, error = %err, "reconciling failed; the next run retries"),
+                    Ok(report) => tracing::debug!(%voucher_id, verdict = report.verdict.as_str(), "reconciled"),
+                    Err(err) => tracing::warn!(%voucher_id, error = %err, "reconciling failed; the next run retries"),
                 }
             }
         }

@@ -78,10 +78,10 @@ impl BatchHandler for ReleaseHandler {
             match scripts::give_back(&self.kv, &event.event_id.to_string(), voucher_id, user_id, order_id).await {
                 Ok(outcome) => {
                     metrics::counter!(cityhub_core::metrics::STOCK_RELEASES, "result" => label(outcome)).increment(1);
-                    tracing::debug!(order_id, event_id = event.event_id, ?outcome, "release event applied");
+                    tracing::debug!(%order_id, event_id = event.event_id, ?outcome, "release event applied");
                 }
                 Err(err) => {
-                    tracing::warn!(order_id, error = %err, "cannot apply a release event; it will be redelivered");
+                    tracing::warn!(%order_id, error = %err, "cannot apply a release event; it will be redelivered");
                     return Ack::Retry;
                 }
             }

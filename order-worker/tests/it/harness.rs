@@ -1,23 +1,20 @@
 //! `Harness`: the worker on a private slice of the real services, with the
 //! seckill rules (the same service the API runs) to make real orders.
 
-use cityhub_core::seckill::scripts::BuyerEntry;
 use std::sync::Arc;
 use std::time::Duration;
 
-use cityhub_core::auth::Phone;
 use cityhub_core::config::Settings;
-use cityhub_core::invariants::Accepted;
 use cityhub_core::kv::Kv;
+use cityhub_core::seckill::scripts::BuyerEntry;
 use cityhub_core::seckill::{Seckill, SeckillError};
-use cityhub_core::shops::NewShop;
-use cityhub_core::testkit::{mq_client, sale, TestEnv};
-use cityhub_core::vouchers::NewSeckillVoucher;
-use cityhub_core::Services;
+use cityhub_core::{Services, UserId, VoucherId};
 use cityhub_order_worker::Worker;
 use cityhub_platform::ids::NodeLease;
 use cityhub_platform::mq::publisher::{BatchConfig, BatchPublisher};
 use cityhub_platform::parking::Parked;
+use cityhub_testkit::invariants::Accepted;
+use cityhub_testkit::{mq_client, sale, Fakes, TestEnv};
 use sqlx::MySqlPool;
 
 pub const DRAIN: Duration = Duration::from_secs(60);
@@ -68,32 +65,17 @@ impl Harness {
     }
 
     /// A seckill voucher of `stock` units, on sale now for an hour.
-    pub async fn voucher(&self, stock: u32) -> u64 {
-        let shop = self.services.shops.create(&NewShop::named("test shop")).await.unwrap().id;
-        let now = chrono::Utc::now();
-        let new = NewSeckillVoucher {
-            shop_id: shop,
-            title: "50 off".into(),
-            sub_title: String::new(),
-            rules: String::new(),
-            pay_value: 5000,
-            actual_value: 10000,
-            stock,
-            begin_time: now - chrono::Duration::seconds(1),
-            end_time: now + chrono::Duration::hours(1),
-        };
-        self.services.vouchers.create_seckill(new).await.unwrap().id
+    pub async fn voucher(&self, stock: u32) -> VoucherId {
+        self.services.voucher().stock(stock).on_sale().create().await
     }
 
     /// `n` users' ids.
-    pub async fn users(&self, n: usize) -> Vec<u64> {
-        let auth = &self.services.auth;
-        let phones: Vec<Phone> = (0..n).map(|i| Phone::parse(&format!("1390000{i:04}")).unwrap()).collect();
-        auth.register_many(&phones).await.unwrap().into_iter().map(|s| s.user_id).collect()
+    pub async fn users(&self, n: usize) -> Vec<UserId> {
+        self.services.users(n).await
     }
 
     /// One seckill request of `user`, as the API makes it.
-    pub async fn buy(&self, user_id: u64, voucher: u64) -> Result<Accepted, SeckillError> {
+    pub async fn buy(&self, user_id: UserId, voucher: VoucherId) -> Result<Accepted, SeckillError> {
         let won = self.seckill.attempt(user_id, voucher, "127.0.0.1".into(), None).await?;
         Ok(Accepted { order_id: won.order_id, user_id })
     }
@@ -107,20 +89,20 @@ impl Harness {
         BatchPublisher::spawn(producer, s.order_topic.clone(), BatchConfig::from(s))
     }
 
-    pub async fn order_count(&self, voucher: u64) -> i64 {
+    pub async fn order_count(&self, voucher: VoucherId) -> i64 {
         sale::order_count(&self.db, voucher).await
     }
 
     /// Waits until `n` orders of `voucher` are in MySQL; returns the count seen last.
-    pub async fn wait_for_orders(&self, voucher: u64, n: i64, timeout: Duration) -> i64 {
+    pub async fn wait_for_orders(&self, voucher: VoucherId, n: i64, timeout: Duration) -> i64 {
         sale::wait_for_orders(&self.db, voucher, n, timeout).await
     }
 
-    pub async fn db_stock(&self, voucher: u64) -> i64 {
+    pub async fn db_stock(&self, voucher: VoucherId) -> i64 {
         sale::db_stock(&self.db, voucher).await
     }
 
-    pub async fn buyers(&self, voucher: u64) -> std::collections::HashMap<u64, BuyerEntry> {
+    pub async fn buyers(&self, voucher: VoucherId) -> std::collections::HashMap<UserId, BuyerEntry> {
         sale::buyers(&self.kv, voucher).await
     }
 
@@ -130,7 +112,7 @@ impl Harness {
     }
 
     /// Asserts every invariant of the shared checker, given every 202 of the sale.
-    pub async fn assert_invariants(&self, voucher: u64, accepted: &[Accepted]) {
+    pub async fn assert_invariants(&self, voucher: VoucherId, accepted: &[Accepted]) {
         sale::assert_invariants(&self.db, &self.kv, voucher, accepted).await
     }
 

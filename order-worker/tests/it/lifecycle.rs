@@ -3,16 +3,18 @@
 //! and a release event delivered twice gives its unit back once.
 
 use cityhub_core::orders::lifecycle::{Move, Moved, StockRelease};
-use cityhub_core::testkit::{eventually, mq_client, sale};
 use cityhub_core::Services;
 use cityhub_order_worker::jobs::order_close::CloseJob;
 use cityhub_platform::mq::publisher::{BatchConfig, BatchPublisher};
 use cityhub_platform::outbox::Envelope;
+use cityhub_testkit::{eventually, mq_client, sale};
 use redis::AsyncCommands;
 
 use crate::harness::{Harness, DRAIN};
+use cityhub_core::OrderId;
+use cityhub_core::VoucherId;
 
-async fn status(h: &Harness, order: u64) -> String {
+async fn status(h: &Harness, order: OrderId) -> String {
     sqlx::query_scalar("SELECT status FROM orders WHERE id = ?").bind(order).fetch_one(&h.db).await.unwrap()
 }
 
@@ -23,7 +25,7 @@ fn releases(result: &str) -> u64 {
     rendered.lines().find_map(|l| l.strip_prefix(&series)?.parse().ok()).unwrap_or(0)
 }
 
-async fn redis_stock(h: &Harness, voucher: u64) -> i64 {
+async fn redis_stock(h: &Harness, voucher: VoucherId) -> i64 {
     h.kv.conn().hget(cityhub_core::kv::CityKeys::seckill_voucher(&h.kv.keys, voucher), "stock").await.unwrap()
 }
 
@@ -69,7 +71,7 @@ async fn two_close_sweeps_at_once_close_each_expired_unpaid_order_once_and_a_rel
         .fetch_all(&h.db)
         .await
         .unwrap();
-    let mut closed: Vec<String> = orders[1..5].iter().map(u64::to_string).collect();
+    let mut closed: Vec<String> = orders[1..5].iter().map(OrderId::to_string).collect();
     closed.sort();
     assert_eq!(events.into_iter().map(|(k,)| k).collect::<Vec<_>>(), closed, "one release event per closed order");
     assert_eq!(a.sweep().await.unwrap(), 0);

@@ -1,12 +1,10 @@
 //! Integration tests of the worker's jobs against the real MariaDB, Redis and
 //! RocketMQ. Orders are made by the real seckill rules (no HTTP); each test
-//! has its own database, key prefix and topic (see `cityhub_core::testkit`).
+//! has its own database, key prefix and topic (see `cityhub_testkit`).
 
 mod harness;
 
-mod consumer;
 mod lifecycle;
 mod orders;
 mod outage;
-mod outbox;
 mod social;

@@ -5,20 +5,20 @@
 
 use cityhub_core::seckill::scripts::BuyerEntry;
 use std::collections::HashSet;
-use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use cityhub_core::kv::CityKeys;
 use cityhub_core::seckill::scripts::{self, Revoke};
 use cityhub_core::seckill::OrderMessage;
 use cityhub_core::seckill::{Outcome, SeckillError};
-use cityhub_core::testkit::{eventually, logs, mq_client};
 use cityhub_platform::mq::progress::Progress;
+use cityhub_testkit::{eventually, logs, mq_client};
 
 use crate::harness::{Harness, DRAIN};
 use crate::outage::Outage;
+use cityhub_core::{OrderId, UserId, VoucherId};
 
-fn order(order_id: u64, user_id: u64, voucher_id: u64) -> OrderMessage {
+fn order(order_id: OrderId, user_id: UserId, voucher_id: VoucherId) -> OrderMessage {
     OrderMessage {
         order_id,
         user_id,
@@ -59,8 +59,7 @@ async fn the_same_order_message_twice_stores_one_row_and_decrements_stock_once()
     let user = h.users(1).await[0];
     let won = h.buy(user, voucher).await.unwrap();
     assert_eq!(h.wait_for_orders(voucher, 1, DRAIN).await, 1);
-    let stats = h.worker.as_ref().unwrap().stats();
-    let redelivered_before = stats.redelivered.load(Ordering::Relaxed);
+    let redelivered_before = h.env.order_messages("redelivered");
 
     let replay = stored_message(&h, won.order_id, user, voucher).await;
     let publisher = h.publisher().await;
@@ -68,11 +67,11 @@ async fn the_same_order_message_twice_stores_one_row_and_decrements_stock_once()
         publisher.publish(won.order_id.to_string(), serde_json::to_vec(&replay).unwrap()).await.unwrap();
     }
 
-    let replayed = || async { stats.redelivered.load(Ordering::Relaxed) >= redelivered_before + 2 };
+    let replayed = || async { h.env.order_messages("redelivered") >= redelivered_before + 2 };
     assert!(eventually(DRAIN, replayed).await, "the worker never saw the replayed messages");
     assert_eq!(h.order_count(voucher).await, 1);
     assert_eq!(h.db_stock(voucher).await, 9);
-    assert_eq!(stats.stored.load(Ordering::Relaxed), 1);
+    assert_eq!(h.env.order_messages("stored"), 1);
     h.shutdown().await;
 }
 
@@ -83,9 +82,9 @@ async fn unusable_messages_are_parked_and_do_not_block_the_queue() {
     let publisher = h.publisher().await;
     // Unparsable, and an order whose reservation was released (its shopper got 503).
     publisher.publish("junk".into(), b"{not json".to_vec()).await.unwrap();
-    assert_eq!(scripts::reserve(&h.kv, voucher, 7, 42, &[]).await.unwrap().0, Outcome::Accepted);
-    assert_eq!(scripts::revoke(&h.kv, voucher, 7, 42).await.unwrap(), Revoke::Revoked);
-    publisher.publish("42".into(), serde_json::to_vec(&order(42, 7, voucher)).unwrap()).await.unwrap();
+    assert_eq!(scripts::reserve(&h.kv, voucher, UserId(7), OrderId(42), &[]).await.unwrap().0, Outcome::Accepted);
+    assert_eq!(scripts::revoke(&h.kv, voucher, UserId(7), OrderId(42)).await.unwrap(), Revoke::Revoked);
+    publisher.publish("42".into(), serde_json::to_vec(&order(OrderId(42), UserId(7), voucher)).unwrap()).await.unwrap();
     // A real order after them still goes through.
     let user = h.users(1).await[0];
     assert!(h.buy(user, voucher).await.is_ok());
@@ -110,7 +109,7 @@ async fn a_late_message_of_an_order_told_503_is_revoked_even_after_its_buyer_bou
     let voucher = h.voucher(10).await;
     let user = h.users(1).await[0];
     let ids = cityhub_platform::ids::OrderIds::unleased(79);
-    let (told_503, bought_again) = (ids.next_id().unwrap(), ids.next_id().unwrap());
+    let (told_503, bought_again) = (OrderId(ids.next_id().unwrap()), OrderId(ids.next_id().unwrap()));
     // The publish of the first order failed as far as the API knew (503),
     // the shopper bought again, and the broker delivers the first one late.
     assert_eq!(scripts::reserve(&h.kv, voucher, user, told_503, &[]).await.unwrap().0, Outcome::Accepted);
@@ -124,8 +123,8 @@ async fn a_late_message_of_an_order_told_503_is_revoked_even_after_its_buyer_bou
     assert_eq!(h.wait_for_orders(voucher, 1, DRAIN).await, 1);
     assert!(eventually(DRAIN, || async { h.parked().await.len() == 1 }).await, "{:?}", h.parked().await);
     let rows = h.parked().await;
-    assert_eq!((rows[0].kind.as_str(), rows[0].order_id, rows[0].accepted), ("revoked", Some(told_503), false));
-    let stored: Vec<u64> =
+    assert_eq!((rows[0].kind.as_str(), rows[0].order_id, rows[0].accepted), ("revoked", Some(told_503.get()), false));
+    let stored: Vec<OrderId> =
         sqlx::query_scalar("SELECT id FROM orders WHERE voucher_id = ?").bind(voucher).fetch_all(&h.db).await.unwrap();
     assert_eq!(stored, vec![bought_again]);
     assert_eq!(parked_after_202(), 0.0, "the parked order's shopper was told 503");
@@ -140,8 +139,7 @@ async fn an_order_whose_insert_fails_after_confirm_is_stored_once_the_fault_clea
     break_order_inserts(&h).await;
 
     let won = h.buy(user, voucher).await.unwrap();
-    let stats = h.worker.as_ref().unwrap().stats();
-    let held = || async { stats.held_batches.load(Ordering::Relaxed) >= 1 };
+    let held = || async { h.env.held_batches() >= 1 };
     assert!(eventually(DRAIN, held).await, "the failed batch was not tried again");
     assert!(
         matches!(h.buyers(voucher).await[&user], BuyerEntry::Confirmed(_)),
@@ -172,7 +170,10 @@ async fn a_message_failing_to_its_last_delivery_is_parked_counted_and_replayed_o
     assert!(eventually(Duration::from_secs(90), landed).await, "the message never reached the parking lot");
     let rows = h.parked().await;
     assert_eq!(rows.len(), 1, "{rows:?}");
-    assert_eq!((rows[0].kind.as_str(), rows[0].order_id, rows[0].accepted), ("gave_up", Some(won.order_id), true));
+    assert_eq!(
+        (rows[0].kind.as_str(), rows[0].order_id, rows[0].accepted),
+        ("gave_up", Some(won.order_id.get()), true)
+    );
     assert!(rows[0].reason.contains("injected fault"), "{}", rows[0].reason);
     assert_eq!(parked_after_202(), 1.0, "an accepted order parked is counted for alerting");
 
@@ -218,7 +219,7 @@ async fn two_orders_forced_onto_one_id_are_both_visible_one_stored_one_parked_as
     let (a, b) = (users[0], users[1]);
     // A fresh id: the worker's reconciler leaves reservations younger than
     // its grace period alone (an ancient one it would publish again).
-    let id = cityhub_platform::ids::OrderIds::unleased(77).next_id().unwrap();
+    let id = OrderId(cityhub_platform::ids::OrderIds::unleased(77).next_id().unwrap());
     assert_eq!(scripts::reserve(&h.kv, voucher, a, id, &[]).await.unwrap().0, Outcome::Accepted);
     assert_eq!(scripts::reserve(&h.kv, voucher, b, id, &[]).await.unwrap().0, Outcome::Accepted);
     let publisher = h.publisher().await;
@@ -227,10 +228,10 @@ async fn two_orders_forced_onto_one_id_are_both_visible_one_stored_one_parked_as
 
     assert_eq!(h.wait_for_orders(voucher, 1, DRAIN).await, 1);
     assert!(eventually(DRAIN, || async { h.parked().await.len() == 1 }).await);
-    let owner: u64 =
+    let owner: UserId =
         sqlx::query_scalar("SELECT user_id FROM orders WHERE id = ?").bind(id).fetch_one(&h.db).await.unwrap();
     let rows = h.parked().await;
-    assert_eq!((rows[0].kind.as_str(), rows[0].order_id, rows[0].accepted), ("id_conflict", Some(id), true));
+    assert_eq!((rows[0].kind.as_str(), rows[0].order_id, rows[0].accepted), ("id_conflict", Some(id.get()), true));
     let parked_order: OrderMessage = serde_json::from_slice(&rows[0].body).unwrap();
     assert_eq!(HashSet::from([owner, parked_order.user_id]), HashSet::from([a, b]), "both orders are accounted for");
     assert_eq!(parked_after_202(), 1.0);
@@ -260,8 +261,7 @@ async fn a_batch_that_cannot_reach_redis_stays_with_the_worker_until_redis_answe
     tokio::time::sleep(Duration::from_secs(2)).await;
     // Handed back, it would wait in the broker's schedule topic where the
     // group's committed offsets do not count it, and a rebuild of lost keys could resell its unit.
-    let stats = h.worker.as_ref().unwrap().stats();
-    assert!(stats.held_batches.load(Ordering::Relaxed) >= 1, "the batch was not held in place");
+    assert!(h.env.held_batches() >= 1, "the batch was not held in place");
     assert_eq!(h.order_count(voucher).await, 0);
     // The "nothing in flight" signal sees the held message, well past the
     // client's offset flush (5 s).
@@ -295,8 +295,7 @@ async fn late_copy_of_a_stored_order_is_not_parked(released: bool) {
     let user = h.users(1).await[0];
     let won = h.buy(user, voucher).await.unwrap();
     assert_eq!(h.wait_for_orders(voucher, 1, DRAIN).await, 1);
-    let stats = h.worker.as_ref().unwrap().stats();
-    let redelivered_before = stats.redelivered.load(Ordering::Relaxed);
+    let redelivered_before = h.env.order_messages("redelivered");
     let mut conn = h.kv.conn();
     let entry = if released {
         // What seckill_revoke.lua writes: the tombstone, and the id in the revoked set.
@@ -305,14 +304,14 @@ async fn late_copy_of_a_stored_order_is_not_parked(released: bool) {
         BuyerEntry::Released(won.order_id).to_string()
     } else {
         // The buyer's entry holds another order (theirs was closed and they bought again).
-        BuyerEntry::Confirmed(cityhub_platform::ids::OrderIds::unleased(78).next_id().unwrap()).to_string()
+        BuyerEntry::Confirmed(OrderId(cityhub_platform::ids::OrderIds::unleased(78).next_id().unwrap())).to_string()
     };
     let _: () = redis::AsyncCommands::hset(&mut conn, h.kv.keys.seckill_buyers(voucher), user, entry).await.unwrap();
 
     let late = stored_message(&h, won.order_id, user, voucher).await;
     h.publisher().await.publish(won.order_id.to_string(), serde_json::to_vec(&late).unwrap()).await.unwrap();
 
-    let seen = || async { stats.redelivered.load(Ordering::Relaxed) > redelivered_before };
+    let seen = || async { h.env.order_messages("redelivered") > redelivered_before };
     assert!(eventually(DRAIN, seen).await, "the worker never counted the late copy");
     assert!(h.parked().await.is_empty(), "a stored order was parked: {:?}", h.parked().await);
     assert_eq!(parked_after_202(), 0.0);
@@ -320,7 +319,7 @@ async fn late_copy_of_a_stored_order_is_not_parked(released: bool) {
 }
 
 /// The message of a stored order, as its API published it.
-async fn stored_message(h: &Harness, order_id: u64, user: u64, voucher: u64) -> OrderMessage {
+async fn stored_message(h: &Harness, order_id: OrderId, user: UserId, voucher: VoucherId) -> OrderMessage {
     let (pay_amount, created_at): (u64, chrono::DateTime<chrono::Utc>) =
         sqlx::query_as("SELECT pay_amount, created_at FROM orders WHERE id = ?")
             .bind(order_id)

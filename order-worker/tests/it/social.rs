@@ -9,13 +9,14 @@ use std::time::Duration;
 
 use cityhub_core::kv::{CityKeys, Kv};
 use cityhub_core::social::{List, Social, SocialError};
-use cityhub_core::testkit::eventually;
 use cityhub_order_worker::jobs::follow_counts::CountJob;
 use cityhub_order_worker::jobs::follow_events::FollowHandler;
 use cityhub_platform::mq::consumer::{Ack, BatchHandler, Delivery};
+use cityhub_testkit::eventually;
 use sqlx::MySqlPool;
 
 use crate::harness::{Harness, DRAIN};
+use cityhub_core::UserId;
 
 /// A small deterministic generator (xorshift), so a failing storm can be replayed.
 struct Rng(u64);
@@ -33,7 +34,7 @@ impl Rng {
     }
 }
 
-async fn make_users(db: &MySqlPool, n: usize) -> Vec<u64> {
+async fn make_users(db: &MySqlPool, n: usize) -> Vec<UserId> {
     let mut ids = Vec::with_capacity(n);
     for i in 0..n {
         let id = sqlx::query("INSERT INTO users (phone) VALUES (?)")
@@ -42,7 +43,7 @@ async fn make_users(db: &MySqlPool, n: usize) -> Vec<u64> {
             .await
             .unwrap()
             .last_insert_id();
-        ids.push(id);
+        ids.push(UserId(id));
     }
     ids
 }
@@ -54,16 +55,16 @@ fn social(h: &Harness) -> Social {
 /// What the test meant: the pairs following and the blocks, after each call's answer.
 #[derive(Default)]
 struct Model {
-    follows: HashSet<(u64, u64)>,
-    blocks: HashSet<(u64, u64)>,
+    follows: HashSet<(UserId, UserId)>,
+    blocks: HashSet<(UserId, UserId)>,
 }
 
 impl Model {
-    fn out(&self, user: u64) -> BTreeSet<u64> {
+    fn out(&self, user: UserId) -> BTreeSet<UserId> {
         self.follows.iter().filter(|p| p.0 == user).map(|p| p.1).collect()
     }
 
-    fn into_(&self, user: u64) -> BTreeSet<u64> {
+    fn into_(&self, user: UserId) -> BTreeSet<UserId> {
         self.follows.iter().filter(|p| p.1 == user).map(|p| p.0).collect()
     }
 }
@@ -87,8 +88,8 @@ async fn outbox_deliveries(h: &Harness) -> Vec<Delivery> {
         .collect()
 }
 
-async fn following_set(db: &MySqlPool, table: &str) -> HashSet<(u64, u64)> {
-    let rows: Vec<(u64, u64)> =
+async fn following_set(db: &MySqlPool, table: &str) -> HashSet<(UserId, UserId)> {
+    let rows: Vec<(UserId, UserId)> =
         sqlx::query_as(&format!("SELECT follower_id, followee_id FROM {table} WHERE status = 'following'"))
             .fetch_all(db)
             .await
@@ -96,14 +97,14 @@ async fn following_set(db: &MySqlPool, table: &str) -> HashSet<(u64, u64)> {
     rows.into_iter().collect()
 }
 
-async fn zset(kv: &Kv, user: u64, list: List) -> Option<BTreeSet<u64>> {
+async fn zset(kv: &Kv, user: UserId, list: List) -> Option<BTreeSet<UserId>> {
     let key = kv.keys.follow_list(user, list.name());
     let exists: bool = redis::cmd("EXISTS").arg(&key).query_async(&mut kv.conn()).await.unwrap();
     let members: Vec<String> = redis::cmd("ZRANGE").arg(&key).arg(0).arg(-1).query_async(&mut kv.conn()).await.unwrap();
     exists.then(|| members.iter().filter(|m| *m != "-").map(|m| m.parse().unwrap()).collect())
 }
 
-async fn redis_counts(kv: &Kv, user: u64) -> (Option<i64>, Option<i64>) {
+async fn redis_counts(kv: &Kv, user: UserId) -> (Option<i64>, Option<i64>) {
     redis::cmd("HMGET")
         .arg(kv.keys.follow_counts(user))
         .arg("followers")
@@ -113,15 +114,15 @@ async fn redis_counts(kv: &Kv, user: u64) -> (Option<i64>, Option<i64>) {
         .unwrap()
 }
 
-async fn mysql_counts(db: &MySqlPool) -> HashMap<u64, (i64, i64)> {
-    let rows: Vec<(u64, i64, i64)> =
+async fn mysql_counts(db: &MySqlPool) -> HashMap<UserId, (i64, i64)> {
+    let rows: Vec<(UserId, i64, i64)> =
         sqlx::query_as("SELECT user_id, followers, followings FROM follow_counts").fetch_all(db).await.unwrap();
     rows.into_iter().map(|(u, a, b)| (u, (a, b))).collect()
 }
 
 /// Every copy agrees with `model`: the follows table, the follower table,
 /// every user's two ZSets, and the counts in MySQL and Redis.
-async fn assert_agrees(h: &Harness, users: &[u64], model: &Model) {
+async fn assert_agrees(h: &Harness, users: &[UserId], model: &Model) {
     assert_eq!(following_set(&h.db, "follows").await, model.follows, "follows table");
     assert_eq!(following_set(&h.db, "followers").await, model.follows, "followers table");
     let counts = mysql_counts(&h.db).await;
@@ -294,7 +295,7 @@ async fn wrong_counts_in_mysql_and_redis_are_repaired_by_the_correction_job() {
         .execute(&h.db)
         .await
         .unwrap();
-    let hset = |user: u64, field: &'static str, value: i64| {
+    let hset = |user: UserId, field: &'static str, value: i64| {
         let kv = h.kv.clone();
         async move {
             let _: () = redis::cmd("HSET")

@@ -6,8 +6,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use cityhub_core::testkit::TestEnv;
 use cityhub_platform::cache::{lock, Cache, Caches, FnLoader, Freshness, LoadError, Spec};
+use cityhub_testkit::TestEnv;
 use futures::future::join_all;
 use redis::AsyncCommands;
 

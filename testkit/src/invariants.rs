@@ -1,7 +1,7 @@
 //! The seckill invariants of one voucher's sale, checked against the exact
 //! set of orders that got 202: load the state of MySQL and Redis, then
 //! [`check`] (pure) compares it. Used by `cityhub flash-sale`, the JMeter
-//! test, the benchmarks and the tests; a reconciler can build its diff on it.
+//! test, the benchmarks and the tests.
 //!
 //! The checks compare sets, not counts, and each can fail on its own:
 //! - not oversold: no more 202s and no more orders than the initial stock,
@@ -25,19 +25,19 @@ use std::collections::{HashMap, HashSet};
 
 use anyhow::Context;
 
-use cityhub_platform::ids::issued_at_ms;
 use redis::AsyncCommands;
 use serde::{Deserialize, Serialize};
 use sqlx::MySqlPool;
 
-use crate::kv::{CityKeys, Kv};
-use crate::seckill::scripts::BuyerEntry;
+use cityhub_core::kv::{CityKeys, Kv};
+use cityhub_core::seckill::scripts::BuyerEntry;
+use cityhub_core::{OrderId, UserId, VoucherId};
 
 /// One 202 answer: the order id it carried and the user who asked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 pub struct Accepted {
-    pub order_id: u64,
-    pub user_id: u64,
+    pub order_id: OrderId,
+    pub user_id: UserId,
 }
 
 /// What MySQL and Redis hold for one voucher.
@@ -46,11 +46,11 @@ pub struct SaleState {
     pub initial_stock: i64,
     pub db_stock: i64,
     /// `(order id, user id)` of every order of the voucher.
-    pub orders: Vec<(u64, u64)>,
+    pub orders: Vec<(OrderId, UserId)>,
     /// `None` when the voucher hash is gone.
     pub redis_stock: Option<i64>,
     /// user id -> the buyer's entry.
-    pub buyers: HashMap<u64, BuyerEntry>,
+    pub buyers: HashMap<UserId, BuyerEntry>,
 }
 
 /// One named check and what it saw.
@@ -62,17 +62,17 @@ pub struct Check {
 }
 
 /// Reads the voucher's state from MySQL and Redis.
-pub async fn load(db: &MySqlPool, kv: &Kv, voucher_id: u64) -> anyhow::Result<SaleState> {
+pub async fn load(db: &MySqlPool, kv: &Kv, voucher_id: VoucherId) -> anyhow::Result<SaleState> {
     let (initial_stock, db_stock): (i64, i64) =
         sqlx::query_as("SELECT CAST(initial_stock AS SIGNED), stock FROM seckill_vouchers WHERE voucher_id = ?")
             .bind(voucher_id)
             .fetch_one(db)
             .await?;
-    let orders: Vec<(u64, u64)> =
+    let orders: Vec<(OrderId, UserId)> =
         sqlx::query_as("SELECT id, user_id FROM orders WHERE voucher_id = ?").bind(voucher_id).fetch_all(db).await?;
     let mut conn = kv.conn();
     let redis_stock: Option<i64> = conn.hget(kv.keys.seckill_voucher(voucher_id), "stock").await?;
-    let raw: HashMap<u64, String> = conn.hgetall(kv.keys.seckill_buyers(voucher_id)).await?;
+    let raw: HashMap<UserId, String> = conn.hgetall(kv.keys.seckill_buyers(voucher_id)).await?;
     let mut buyers = HashMap::with_capacity(raw.len());
     for (user, entry) in raw {
         let parsed = BuyerEntry::parse(&entry);
@@ -92,11 +92,11 @@ pub enum Scope {
     Partial,
 }
 
-fn sample(ids: impl IntoIterator<Item = u64>) -> String {
-    let mut ids: Vec<u64> = ids.into_iter().collect();
+fn sample<T: Ord + std::fmt::Display>(ids: impl IntoIterator<Item = T>) -> String {
+    let mut ids: Vec<T> = ids.into_iter().collect();
     ids.sort_unstable();
     let more = ids.len().saturating_sub(5);
-    let shown: Vec<String> = ids.iter().take(5).map(u64::to_string).collect();
+    let shown: Vec<String> = ids.iter().take(5).map(T::to_string).collect();
     if more > 0 {
         format!("{} and {more} more", shown.join(", "))
     } else {
@@ -106,7 +106,7 @@ fn sample(ids: impl IntoIterator<Item = u64>) -> String {
 
 /// Compares `accepted` with `state` (see the module doc).
 pub fn check(accepted: &[Accepted], state: &SaleState, scope: Scope) -> Vec<Check> {
-    let stored: HashMap<u64, u64> = state.orders.iter().copied().collect();
+    let stored: HashMap<OrderId, UserId> = state.orders.iter().copied().collect();
     let mut checks = Vec::new();
     let mut push = |name, pass, detail: String| checks.push(Check { name, pass, detail });
 
@@ -123,11 +123,12 @@ pub fn check(accepted: &[Accepted], state: &SaleState, scope: Scope) -> Vec<Chec
     );
 
     let mut users = HashSet::new();
-    let twice: Vec<u64> = accepted.iter().filter(|a| !users.insert(a.user_id)).map(|a| a.user_id).collect();
+    let twice: Vec<UserId> = accepted.iter().filter(|a| !users.insert(a.user_id)).map(|a| a.user_id).collect();
     push("one order per user", twice.is_empty(), format!("users with two 202s: [{}]", sample(twice)));
 
-    let lost: Vec<u64> = accepted.iter().filter(|a| !stored.contains_key(&a.order_id)).map(|a| a.order_id).collect();
-    let wrong: Vec<u64> = accepted
+    let lost: Vec<OrderId> =
+        accepted.iter().filter(|a| !stored.contains_key(&a.order_id)).map(|a| a.order_id).collect();
+    let wrong: Vec<OrderId> = accepted
         .iter()
         .filter(|a| stored.get(&a.order_id).is_some_and(|u| *u != a.user_id))
         .map(|a| a.order_id)
@@ -139,18 +140,18 @@ pub fn check(accepted: &[Accepted], state: &SaleState, scope: Scope) -> Vec<Chec
     );
 
     if scope == Scope::WholeSale {
-        let ids: HashSet<u64> = accepted.iter().map(|a| a.order_id).collect();
-        let extra: Vec<u64> = stored.keys().copied().filter(|id| !ids.contains(id)).collect();
+        let ids: HashSet<OrderId> = accepted.iter().map(|a| a.order_id).collect();
+        let extra: Vec<OrderId> = stored.keys().copied().filter(|id| !ids.contains(id)).collect();
         push("nothing stored without a 202", extra.is_empty(), format!("unexpected orders [{}]", sample(extra)));
     }
 
-    let live: HashMap<u64, BuyerEntry> = live_buyers(state).collect();
+    let live: HashMap<UserId, BuyerEntry> = live_buyers(state).collect();
     let expected = expected_buyers(state);
-    let differ: Vec<u64> = expected
+    let differ: Vec<UserId> = expected
         .keys()
         .chain(live.keys())
         .copied()
-        .collect::<HashSet<u64>>()
+        .collect::<HashSet<UserId>>()
         .into_iter()
         .filter(|u| expected.get(u) != live.get(u))
         .collect();
@@ -170,12 +171,12 @@ pub fn check(accepted: &[Accepted], state: &SaleState, scope: Scope) -> Vec<Chec
 }
 
 /// The buyers holding a unit (reserved or confirmed), with their entries.
-fn live_buyers(state: &SaleState) -> impl Iterator<Item = (u64, BuyerEntry)> + '_ {
+fn live_buyers(state: &SaleState) -> impl Iterator<Item = (UserId, BuyerEntry)> + '_ {
     state.buyers.iter().filter(|(_, e)| e.live_order().is_some()).map(|(u, e)| (*u, *e))
 }
 
 /// The buyers hash MySQL's orders call for: each buyer's order, confirmed.
-fn expected_buyers(state: &SaleState) -> HashMap<u64, BuyerEntry> {
+fn expected_buyers(state: &SaleState) -> HashMap<UserId, BuyerEntry> {
     state.orders.iter().map(|(id, user)| (*user, BuyerEntry::Confirmed(*id))).collect()
 }
 
@@ -210,7 +211,7 @@ pub struct Tally {
 impl Tally {
     /// Counts `state` against the 202s and, per user, the requests that
     /// reached the API and got no answer, after the sale is over.
-    pub fn of(accepted: &[Accepted], unanswered: &HashMap<u64, usize>, state: &SaleState) -> Self {
+    pub fn of(accepted: &[Accepted], unanswered: &HashMap<UserId, usize>, state: &SaleState) -> Self {
         Self::while_selling(accepted, unanswered, state, u64::MAX)
     }
 
@@ -219,15 +220,15 @@ impl Tally {
     /// its reservation without an order is neither lost nor stranded.
     pub fn while_selling(
         accepted: &[Accepted],
-        unanswered: &HashMap<u64, usize>,
+        unanswered: &HashMap<UserId, usize>,
         state: &SaleState,
         in_flight_since_ms: u64,
     ) -> Self {
-        let settled = |id: u64| issued_at_ms(id) < in_flight_since_ms;
-        let stored: HashMap<u64, u64> = state.orders.iter().copied().collect();
-        let ids: HashSet<u64> = accepted.iter().map(|a| a.order_id).collect();
+        let settled = |id: OrderId| id.issued_at_ms() < in_flight_since_ms;
+        let stored: HashMap<OrderId, UserId> = state.orders.iter().copied().collect();
+        let ids: HashSet<OrderId> = accepted.iter().map(|a| a.order_id).collect();
 
-        let mut per_user: HashMap<u64, (usize, usize)> = HashMap::new();
+        let mut per_user: HashMap<UserId, (usize, usize)> = HashMap::new();
         for a in accepted {
             per_user.entry(a.user_id).or_default().0 += 1;
         }
@@ -252,7 +253,7 @@ impl Tally {
             }
         }
 
-        let live: Vec<(u64, BuyerEntry)> = live_buyers(state).collect();
+        let live: Vec<(UserId, BuyerEntry)> = live_buyers(state).collect();
         let in_flight = |e: &BuyerEntry| e.live_order().is_some_and(|id| !settled(id) && !stored.contains_key(&id));
         let stranded = live
             .iter()
@@ -267,7 +268,7 @@ impl Tally {
                 .unwrap_or(0)
                 .max(0);
         let expected = expected_buyers(state);
-        let settled_live: Vec<&(u64, BuyerEntry)> = live.iter().filter(|(_, e)| !in_flight(e)).collect();
+        let settled_live: Vec<&(UserId, BuyerEntry)> = live.iter().filter(|(_, e)| !in_flight(e)).collect();
         let redis_agrees = redis_total == Some(initial)
             && settled_live.len() == expected.len()
             && settled_live.iter().all(|(u, e)| expected.get(u) == Some(e));
@@ -299,21 +300,30 @@ impl Tally {
 mod tests {
     use super::*;
 
+    /// `(order, user)` pairs as typed ids.
     fn sold(stock: i64, orders: &[(u64, u64)]) -> SaleState {
+        let orders: Vec<(OrderId, UserId)> = orders.iter().map(|&(id, user)| (OrderId(id), UserId(user))).collect();
         SaleState {
             initial_stock: stock,
             db_stock: stock - orders.len() as i64,
-            orders: orders.to_vec(),
             redis_stock: Some(stock - orders.len() as i64),
             buyers: orders.iter().map(|(id, user)| (*user, BuyerEntry::Confirmed(*id))).collect(),
+            orders,
         }
+    }
+
+    fn accepted(order: u64, user: u64) -> Accepted {
+        Accepted { order_id: OrderId(order), user_id: UserId(user) }
     }
 
     fn failed(checks: &[Check]) -> Vec<&'static str> {
         checks.iter().filter(|c| !c.pass).map(|c| c.name).collect()
     }
 
-    const A: [Accepted; 2] = [Accepted { order_id: 10, user_id: 1 }, Accepted { order_id: 11, user_id: 2 }];
+    const A: [Accepted; 2] = [
+        Accepted { order_id: OrderId(10), user_id: UserId(1) },
+        Accepted { order_id: OrderId(11), user_id: UserId(2) },
+    ];
 
     #[test]
     fn a_clean_sale_passes_every_check() {
@@ -326,7 +336,7 @@ mod tests {
     fn each_kind_of_drift_fails_its_own_check() {
         // A 202 whose order never arrived (Redis still shows it reserved).
         let mut state = sold(5, &[(10, 1)]);
-        state.buyers.insert(2, BuyerEntry::Reserved(11));
+        state.buyers.insert(UserId(2), BuyerEntry::Reserved(OrderId(11)));
         assert_eq!(failed(&check(&A, &state, Scope::WholeSale)), ["every 202 stored", "Redis agrees with MySQL"]);
 
         // The same id stored for another user.
@@ -343,7 +353,7 @@ mod tests {
         assert!(failed(&check(&A, &state, Scope::Partial)).contains(&"not oversold"));
 
         // One user told 202 twice.
-        let twice = [A[0], Accepted { order_id: 12, user_id: 1 }];
+        let twice = [A[0], accepted(12, 1)];
         assert!(failed(&check(&twice, &sold(5, &[(10, 1)]), Scope::Partial)).contains(&"one order per user"));
 
         // DB stock that does not match the orders, and a lost Redis unit.
@@ -356,7 +366,7 @@ mod tests {
     #[test]
     fn released_tombstones_are_not_buyers() {
         let mut state = sold(5, &[(10, 1), (11, 2)]);
-        state.buyers.insert(3, BuyerEntry::Released(12));
+        state.buyers.insert(UserId(3), BuyerEntry::Released(OrderId(12)));
         assert!(failed(&check(&A, &state, Scope::WholeSale)).is_empty());
     }
 
@@ -369,7 +379,7 @@ mod tests {
 
         // User 3's request got no answer but bought: explained, not a failure.
         let three = sold(5, &[(10, 1), (11, 2), (12, 3)]);
-        let t = Tally::of(&A, &HashMap::from([(3, 1)]), &three);
+        let t = Tally::of(&A, &HashMap::from([(UserId(3), 1)]), &three);
         assert_eq!((t.stored_unanswered, t.unexplained), (1, 0));
         assert!(t.clean(), "{t:?}");
         let t = Tally::of(&A, &none, &three);
@@ -377,13 +387,13 @@ mod tests {
         assert!(!t.clean());
         // One unanswered request explains one order, not two.
         let mut twice = sold(6, &[(10, 1), (11, 2), (12, 3), (13, 3)]);
-        twice.buyers.insert(3, BuyerEntry::Confirmed(13));
-        let t = Tally::of(&A, &HashMap::from([(3, 1)]), &twice);
+        twice.buyers.insert(UserId(3), BuyerEntry::Confirmed(OrderId(13)));
+        let t = Tally::of(&A, &HashMap::from([(UserId(3), 1)]), &twice);
         assert_eq!((t.stored_unanswered, t.unexplained), (1, 1), "{t:?}");
 
         // A 202 never stored, its reservation still held: lost and stranded.
         let mut state = sold(5, &[(10, 1)]);
-        state.buyers.insert(2, BuyerEntry::Reserved(11));
+        state.buyers.insert(UserId(2), BuyerEntry::Reserved(OrderId(11)));
         let t = Tally::of(&A, &none, &state);
         assert_eq!((t.lost, t.stranded, t.redis_agrees), (1, 1, false));
 
@@ -402,7 +412,7 @@ mod tests {
         // While selling, a reservation issued after the cut is in flight.
         let fresh = cityhub_platform::ids::EPOCH_MS << 1;
         let mut state = sold(5, &[(10, 1)]);
-        state.buyers.insert(2, BuyerEntry::Reserved(11));
+        state.buyers.insert(UserId(2), BuyerEntry::Reserved(OrderId(11)));
         state.redis_stock = Some(3);
         let t = Tally::while_selling(&A, &none, &state, 0);
         assert!(t.clean(), "{t:?}");

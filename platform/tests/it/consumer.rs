@@ -6,12 +6,12 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use cityhub_core::testkit::{mq_client, TestEnv};
 use cityhub_platform::mq::consumer::{Ack, BatchHandler, Consumer, Delivery};
 use cityhub_platform::mq::publisher::{BatchConfig, BatchPublisher};
+use cityhub_testkit::{mq_client, TestEnv};
 use tokio::sync::watch;
 
-use cityhub_core::testkit::eventually;
+use cityhub_testkit::eventually;
 
 /// Holds every batch until the gate opens, then counts it.
 struct Gated {

@@ -6,13 +6,30 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use cityhub_core::testkit::{eventually, mq_client};
 use cityhub_platform::mq::consumer::{Ack, BatchHandler, Consumer, Delivery};
 use cityhub_platform::outbox::relay::Relay;
 use cityhub_platform::outbox::{self, Envelope};
+use cityhub_testkit::{eventually, mq_client, Settings, TestEnv};
 use serde_json::{json, Value};
+use sqlx::MySqlPool;
 
-use crate::harness::{Harness, DRAIN};
+/// How long a consumer gets to see what was published.
+const DRAIN: Duration = Duration::from_secs(60);
+
+/// A test's environment and its migrated database.
+struct Harness {
+    env: TestEnv,
+    db: MySqlPool,
+}
+
+impl Harness {
+    async fn start(configure: impl FnOnce(&mut Settings)) -> Self {
+        let mut env = TestEnv::new();
+        configure(&mut env.settings);
+        let db = env.db().await;
+        Self { env, db }
+    }
+}
 
 /// Every delivery: (event id, key, queue, offset).
 #[derive(Default)]
@@ -61,7 +78,7 @@ async fn enqueue(h: &Harness, topic: &str, key: &str, n: usize, commit: bool) ->
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn committed_events_are_published_in_key_order_on_one_queue_and_rolled_back_ones_never() {
-    let h = Harness::start(false, |s| s.outbox.batch_max = 7).await;
+    let h = Harness::start(|s| s.outbox.batch_max = 7).await;
     let topic = format!("{}_events", h.env.settings.mq.order_topic);
     let mut committed = HashMap::new();
     for n in 0..15 {
@@ -100,13 +117,12 @@ async fn committed_events_are_published_in_key_order_on_one_queue_and_rolled_bac
         mine.sort_by_key(|s| s.3);
         assert!(mine.windows(2).all(|w| w[0].0 < w[1].0), "{key}'s events in enqueue order: {mine:?}");
     }
-    h.shutdown().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_relay_dying_after_publishing_and_before_marking_only_duplicates_and_a_deduplicating_consumer_changes_nothing(
 ) {
-    let h = Harness::start(false, |_| {}).await;
+    let h = Harness::start(|_| {}).await;
     let topic = format!("{}_events", h.env.settings.mq.order_topic);
     let mut committed = HashSet::new();
     for n in 0..10 {
@@ -137,5 +153,4 @@ async fn a_relay_dying_after_publishing_and_before_marking_only_duplicates_and_a
         }
     }
     assert_eq!((applied, effects), (committed, 10));
-    h.shutdown().await;
 }

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use cityhub_platform::jobs::{Job, Jobs, OnExit};
+use cityhub_platform::jobs::{Job, Jobs, OnExit, Restarts};
 use tokio_util::sync::CancellationToken;
 
 /// Panics on its first two runs, then works until stopped.
@@ -65,7 +65,7 @@ async fn eventually(what: &str, check: impl Fn() -> bool) {
 
 #[tokio::test]
 async fn a_job_that_panics_is_shown_down_then_restarted_and_up_again() {
-    let mut jobs = Jobs::with_restart_pause(Duration::from_millis(200));
+    let mut jobs = Jobs::restarting(Restarts { first: Duration::from_millis(200), max: Duration::from_secs(60) });
     let health = jobs.health();
     let flaky = Arc::new(Flaky::default());
     jobs.spawn(ArcJob(Arc::clone(&flaky)));
@@ -100,7 +100,7 @@ async fn shutdown_aborts_a_job_still_running_at_the_deadline_and_names_it() {
 
 #[tokio::test]
 async fn healthz_answers_503_naming_the_job_while_it_is_down() {
-    let mut jobs = Jobs::with_restart_pause(Duration::from_secs(3600));
+    let mut jobs = Jobs::restarting(Restarts { first: Duration::from_secs(3600), max: Duration::from_secs(3600) });
     let health = jobs.health();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/healthz", listener.local_addr().unwrap());

@@ -1,0 +1,146 @@
+//! One test's private slice of the real services: each [`TestEnv`] gets its own MariaDB
+//! database (created and migrated), Redis key prefix and RocketMQ topic and
+//! group names, so tests run in parallel on the shared services and never see
+//! each other's data. Dropping a `TestEnv` drops its database and keys.
+//!
+//! Services are found at `CITYHUB_TEST_MYSQL` (default
+//! `mysql://root@127.0.0.1:3306`), `CITYHUB_TEST_REDIS` (default
+//! `redis://127.0.0.1:6379`) and `CITYHUB_TEST_NAMESRV` (default
+//! `127.0.0.1:9876`).
+
+use std::sync::{Arc, OnceLock};
+
+use cityhub_platform::mq::runtime::MqRuntime;
+use cityhub_platform::mq::ClientRuntime;
+use sqlx::MySqlPool;
+
+use cityhub_core::config::{Secret, Settings};
+use cityhub_core::kv::Kv;
+
+use crate::logs;
+
+fn env_or(name: &str, default: &str) -> String {
+    std::env::var(name).unwrap_or_else(|_| default.to_owned())
+}
+
+/// The RocketMQ client runtime shared by every test of this process.
+pub fn mq_client() -> Arc<ClientRuntime> {
+    static RT: OnceLock<MqRuntime> = OnceLock::new();
+    RT.get_or_init(|| MqRuntime::new("test").expect("mq runtime")).client()
+}
+
+/// One test's private slice of the real services.
+pub struct TestEnv {
+    pub settings: Settings,
+    pub id: String,
+    db_name: String,
+}
+
+impl TestEnv {
+    /// Settings pointing at fresh names; nothing is created until used.
+    pub fn new() -> Self {
+        logs::init();
+        // Counters recorded before a recorder exists are lost.
+        cityhub_core::metrics::install();
+        let id = format!("{:012x}", rand::random::<u64>() & 0xffff_ffff_ffff);
+        let db_name = format!("cityhub_t_{id}");
+        let mut settings = Settings::defaults();
+        settings.http.addr = "127.0.0.1:0".into();
+        settings.database.url =
+            Secret::new(format!("{}/{db_name}", env_or("CITYHUB_TEST_MYSQL", "mysql://root@127.0.0.1:3306")));
+        settings.database.max_connections = 8;
+        settings.redis.url = Secret::new(env_or("CITYHUB_TEST_REDIS", "redis://127.0.0.1:6379"));
+        settings.redis.key_prefix = format!("t{id}:");
+        settings.mq.namesrv_addr = env_or("CITYHUB_TEST_NAMESRV", "127.0.0.1:9876");
+        settings.mq.order_topic = format!("cityhub_orders_t{id}");
+        settings.mq.producer_group = format!("cityhub_api_t{id}");
+        settings.mq.order_consumer_group = format!("cityhub_worker_t{id}");
+        settings.mq.topic_queues = 4;
+        settings.payments.callback_secret = Secret::new(hex::encode(rand::random::<[u8; 24]>()));
+        settings.orders.release_topic = format!("cityhub_release_t{id}");
+        settings.orders.release_group = format!("cityhub_release_t{id}");
+        settings.social.follow_topic = format!("cityhub_follow_t{id}");
+        settings.social.follow_group = format!("cityhub_follow_t{id}");
+        // Tests fire many requests from one address on purpose; the limit
+        // tests turn limits back on.
+        settings.limits.enabled = false;
+        Self { settings, id, db_name }
+    }
+
+    /// Creates and migrates this test's database.
+    pub async fn db(&self) -> MySqlPool {
+        cityhub_platform::db::connect(&self.settings.database).await.expect("test database")
+    }
+
+    pub async fn kv(&self) -> Kv {
+        cityhub_core::connect_redis(&self.settings.redis).await.expect("test redis")
+    }
+}
+
+impl TestEnv {
+    /// `cityhub_consumer_messages_total` of this test's order topic for
+    /// `result` (`stored`, `redelivered`, `parked`): what the order
+    /// consumer did, as `/metrics` shows it.
+    pub fn order_messages(&self, result: &str) -> u64 {
+        let labels = [self.order_topic_label(), format!("result=\"{result}\"")];
+        metric(cityhub_platform::metrics::CONSUMER_MESSAGES, &labels) as u64
+    }
+
+    /// `cityhub_consumer_held_batches_total` of this test's order topic:
+    /// batches that failed and were tried again in place.
+    pub fn held_batches(&self) -> u64 {
+        metric(cityhub_platform::metrics::CONSUMER_HELD_BATCHES, &[self.order_topic_label()]) as u64
+    }
+
+    fn order_topic_label(&self) -> String {
+        format!("topic=\"{}\"", self.settings.mq.order_topic)
+    }
+}
+
+/// The sum of the series of metric `name` carrying every label of `labels`
+/// (`key="value"`) that this process recorded; 0 when there is none.
+/// (Each test runs in a process of its own.)
+pub fn metric(name: &str, labels: &[String]) -> f64 {
+    let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
+    let text = cityhub_platform::metrics::render(&cityhub_core::metrics::install());
+    cityhub_platform::metrics::sample(&text, name, &labels).unwrap_or(0.0)
+}
+
+impl Default for TestEnv {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Drop for TestEnv {
+    fn drop(&mut self) {
+        let (db_name, prefix) = (self.db_name.clone(), self.settings.redis.key_prefix.clone());
+        let (mysql, redis_url) =
+            (env_or("CITYHUB_TEST_MYSQL", "mysql://root@127.0.0.1:3306"), self.settings.redis.url.clone());
+        // Async clean-up from a sync Drop: a short-lived runtime on its own thread.
+        let _ = std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().ok()?;
+            rt.block_on(async move {
+                use sqlx::Connection;
+                if let Ok(mut conn) = sqlx::MySqlConnection::connect(&mysql).await {
+                    let _ = sqlx::Executor::execute(&mut conn, format!("DROP DATABASE IF EXISTS `{db_name}`").as_str())
+                        .await;
+                }
+                if let Ok(client) = redis::Client::open(redis_url.expose()) {
+                    if let Ok(mut conn) = client.get_multiplexed_async_connection().await {
+                        let keys: Vec<String> = redis::cmd("KEYS")
+                            .arg(format!("{prefix}*"))
+                            .query_async(&mut conn)
+                            .await
+                            .unwrap_or_default();
+                        if !keys.is_empty() {
+                            let _: redis::RedisResult<()> = redis::cmd("DEL").arg(keys).query_async(&mut conn).await;
+                        }
+                    }
+                }
+            });
+            Some(())
+        })
+        .join();
+    }
+}
