@@ -9,17 +9,15 @@
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
+use cityhub_core::auth::Issued;
+use cityhub_core::config::Settings;
+use cityhub_core::{OrderId, ShopId, UserId, VoucherId};
+use cityhub_testkit::invariants::{self, Accepted, Check, Scope};
 use futures::StreamExt;
 use hdrhistogram::Histogram;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 use sqlx::MySqlPool;
-
-use cityhub_core::auth::Issued;
-use cityhub_core::config::Settings;
-use cityhub_core::VoucherId;
-use cityhub_core::{OrderId, ShopId, UserId};
-use cityhub_testkit::invariants::{self, Accepted, Check, Scope};
 
 /// What to fire.
 #[derive(Debug, Clone, clap::Args)]

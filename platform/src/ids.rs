@@ -77,13 +77,15 @@ struct State {
 #[derive(Debug)]
 pub struct OrderIds {
     state: Mutex<State>,
-    /// Always valid (a fixed node outside any lease: unit tests, tools).
+    /// Always valid (a fixed node outside any lease: the unit tests below).
     unleased: bool,
 }
 
 impl OrderIds {
-    /// A generator for a node nobody else uses, needing no lease.
-    pub fn unleased(node: u16) -> Self {
+    /// A generator for a node nobody else uses, needing no lease (the
+    /// generator's own tests).
+    #[cfg(test)]
+    fn unleased(node: u16) -> Self {
         assert!(node <= MAX_NODE, "node id out of range");
         Self { state: Mutex::new(State { node, valid_until: None, last_ms: 0, last_seq: 0 }), unleased: true }
     }
@@ -130,8 +132,16 @@ impl OrderIds {
             return Err(IdError::ClockWentBack(ms - now_ms));
         }
         (s.last_ms, s.last_seq) = (ms, seq);
-        Ok((ms << (NODE_BITS + SEQ_BITS)) | (u64::from(s.node) << SEQ_BITS) | seq)
+        Ok(compose(ms + EPOCH_MS, s.node, seq))
     }
+}
+
+/// The id of sequence `seq` issued as `node` at `wall_ms` (Unix ms): the
+/// layout above, which [`issued_at_ms`] reads back. Only [`OrderIds`]
+/// decides which ids are issued; this is their format.
+pub fn compose(wall_ms: u64, node: u16, seq: u64) -> u64 {
+    let ms = wall_ms.saturating_sub(EPOCH_MS);
+    (ms << (NODE_BITS + SEQ_BITS)) | (u64::from(node.min(MAX_NODE)) << SEQ_BITS) | (seq & MAX_SEQ)
 }
 
 /// The Unix ms an id was issued at (to within the clock rules above).

@@ -10,12 +10,11 @@
 
 use std::sync::{Arc, OnceLock};
 
+use cityhub_core::config::{Secret, Settings};
+use cityhub_core::kv::Kv;
 use cityhub_platform::mq::runtime::MqRuntime;
 use cityhub_platform::mq::ClientRuntime;
 use sqlx::MySqlPool;
-
-use cityhub_core::config::{Secret, Settings};
-use cityhub_core::kv::Kv;
 
 use crate::logs;
 

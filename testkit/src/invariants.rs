@@ -24,14 +24,12 @@
 use std::collections::{HashMap, HashSet};
 
 use anyhow::Context;
-
-use redis::AsyncCommands;
-use serde::{Deserialize, Serialize};
-use sqlx::MySqlPool;
-
 use cityhub_core::kv::{CityKeys, Kv};
 use cityhub_core::seckill::scripts::BuyerEntry;
 use cityhub_core::{OrderId, UserId, VoucherId};
+use redis::AsyncCommands;
+use serde::{Deserialize, Serialize};
+use sqlx::MySqlPool;
 
 /// One 202 answer: the order id it carried and the user who asked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]

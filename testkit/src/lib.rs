@@ -23,7 +23,7 @@ pub mod private_redis;
 pub mod sale;
 
 pub use cityhub_core::config::Settings;
-pub use env::{mq_client, TestEnv};
+pub use env::{metric, mq_client, TestEnv};
 pub use fakes::Fakes;
 pub use private_redis::PrivateRedis;
 

@@ -3,12 +3,11 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use redis::AsyncCommands;
-use sqlx::MySqlPool;
-
 use cityhub_core::kv::{CityKeys, Kv};
 use cityhub_core::seckill::scripts::BuyerEntry;
 use cityhub_core::{OrderId, UserId, VoucherId};
+use redis::AsyncCommands;
+use sqlx::MySqlPool;
 
 use crate::invariants::{self, Accepted, Scope};
 

@@ -6,6 +6,7 @@
 use axum::extract::{Query, State};
 use axum::Json;
 use cityhub_core::reconcile::{Mode, Reconciler, Report};
+use cityhub_core::{OrderId, VoucherId};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
@@ -15,7 +16,6 @@ use crate::error::doc::AuthErrors;
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::{Admin, PathId};
 use crate::state::AppState;
-use cityhub_core::{OrderId, VoucherId};
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(close)).routes(routes!(last_report, reconcile_now))

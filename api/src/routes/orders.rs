@@ -5,6 +5,7 @@ use axum::extract::{Query, State};
 use axum::Json;
 use chrono::{DateTime, Utc};
 use cityhub_core::orders::{find_for_user, list_for_user, OrderView};
+use cityhub_core::OrderId;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
@@ -14,7 +15,6 @@ use crate::error::doc::AuthErrors;
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::{cursor, CurrentUser, PathId};
 use crate::state::AppState;
-use cityhub_core::OrderId;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(list)).routes(routes!(show))

@@ -7,6 +7,7 @@ use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::Json;
 use cityhub_core::payments::signature;
+use cityhub_core::OrderId;
 use serde::Serialize;
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
@@ -17,7 +18,6 @@ use crate::error::{ApiError, ErrorBody};
 use crate::extract::{CurrentUser, PathId};
 use crate::limits::{limited, Guarded};
 use crate::state::AppState;
-use cityhub_core::OrderId;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()

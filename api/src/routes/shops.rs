@@ -7,6 +7,7 @@ use axum::http::StatusCode;
 use axum::Json;
 use chrono::NaiveDate;
 use cityhub_core::shops::{NewShop, Point, Shop, ShopType};
+use cityhub_core::ShopId;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
@@ -17,7 +18,6 @@ use crate::error::doc::{AuthErrors, InputErrors};
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::{cursor, Admin, MaybeUser, PathId, ValidJson, ValidQuery};
 use crate::state::AppState;
-use cityhub_core::ShopId;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()

@@ -7,6 +7,7 @@ use axum::extract::State;
 use axum::Json;
 use chrono::{DateTime, TimeZone, Utc};
 use cityhub_core::social::{Cursor, Entry, List, Page, Written};
+use cityhub_core::UserId;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
@@ -18,7 +19,6 @@ use crate::error::{ApiError, ErrorBody};
 use crate::extract::{cursor, CurrentUser, PathId, ValidQuery};
 use crate::limits::{limited, Guarded};
 use crate::state::AppState;
-use cityhub_core::UserId;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()

@@ -6,6 +6,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::Json;
 use chrono::{DateTime, Utc};
 use cityhub_core::vouchers::{NewSeckillVoucher, SeckillVoucher};
+use cityhub_core::{ShopId, VoucherId};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
@@ -16,8 +17,6 @@ use crate::error::doc::{AuthErrors, InputErrors};
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::{Admin, ClientIp, CurrentUser, PathId, ValidJson};
 use crate::state::AppState;
-use cityhub_core::ShopId;
-use cityhub_core::VoucherId;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(create)).routes(routes!(seckill))

@@ -3,12 +3,11 @@
 use std::time::Duration;
 
 use cityhub_core::auth::Role;
+use cityhub_core::config::Secret;
 use cityhub_core::kv::CityKeys;
+use cityhub_testkit::{logs, PrivateRedis};
 use redis::AsyncCommands;
 use serde_json::{json, Value};
-
-use cityhub_core::config::Secret;
-use cityhub_testkit::{logs, PrivateRedis};
 
 use crate::app::{eventually, Options, TestApp};
 

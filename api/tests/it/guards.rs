@@ -4,10 +4,10 @@
 
 use std::time::Duration;
 
+use cityhub_core::OrderId;
 use serde_json::Value;
 
 use crate::app::{Options, TestApp};
-use cityhub_core::OrderId;
 
 /// Every admin operation of the document (so new ones are covered): 401
 /// without a token or with one that is not valid, 403 with a shopper's.

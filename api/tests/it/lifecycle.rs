@@ -5,10 +5,10 @@
 use std::time::Duration;
 
 use cityhub_core::orders::lifecycle::Move;
+use cityhub_core::OrderId;
 use serde_json::json;
 
 use crate::app::{eventually, Options, TestApp};
-use cityhub_core::OrderId;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn admin_close_needs_an_admin_releases_the_unit_once_and_is_idempotent() {

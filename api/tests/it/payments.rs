@@ -4,10 +4,10 @@
 
 use std::time::Duration;
 
+use cityhub_core::OrderId;
 use serde_json::json;
 
 use crate::app::{eventually, Options, TestApp};
-use cityhub_core::OrderId;
 
 /// Provider callbacks go nowhere, so each test sends them itself.
 fn silent_provider(s: &mut cityhub_core::config::Settings) {

@@ -10,14 +10,12 @@ use std::time::Duration;
 use cityhub_core::config::Secret;
 use cityhub_core::reconcile::Verdict;
 use cityhub_core::seckill::{scripts, Outcome};
-use cityhub_platform::ids::OrderIds;
-use cityhub_testkit::{logs, PrivateRedis};
+use cityhub_core::{UserId, VoucherId};
+use cityhub_testkit::{fakes, logs, PrivateRedis};
 use redis::AsyncCommands;
 use serde_json::Value;
 
 use crate::app::{accepted, Options, TestApp};
-use cityhub_core::VoucherId;
-use cityhub_core::{OrderId, UserId};
 
 fn quick(s: &mut cityhub_core::config::Settings) {
     s.reconcile.grace_secs = Duration::from_secs(1);
@@ -42,7 +40,7 @@ async fn a_reservation_left_without_a_message_becomes_an_order_after_one_run_pas
     let users = app.users(1).await;
     let user = users[0].0;
     // What a dying API leaves: the script ran, the message never went out.
-    let order = OrderId(OrderIds::unleased(77).next_id().unwrap());
+    let order = fakes::order_id(77, 0);
     assert_eq!(scripts::reserve(&app.kv, voucher, user, order, &[]).await.unwrap().0, Outcome::Accepted);
 
     let early = reconcile(&app, voucher).await;
@@ -235,7 +233,7 @@ async fn a_second_rebuild_from_an_earlier_reading_changes_nothing_and_keeps_what
     let state =
         scripts::SaleState { stock: 10, begin_ms: now - 1_000, end_ms: now + 600_000, pay_value: 100, buyers: vec![] };
     assert!(scripts::rebuild(&app.kv, voucher, &state).await.unwrap(), "the first rebuild writes");
-    let order = OrderId(OrderIds::unleased(78).next_id().unwrap());
+    let order = fakes::order_id(78, 0);
     assert_eq!(scripts::reserve(&app.kv, voucher, UserId(7), order, &[]).await.unwrap().0, Outcome::Accepted);
 
     assert!(!scripts::rebuild(&app.kv, voucher, &state).await.unwrap(), "the second one must find it rebuilt");
@@ -255,7 +253,7 @@ async fn a_buyer_entry_holding_an_order_stored_for_another_user_is_reported() {
     let users = app.users(2).await;
     let (a, b) = (users[0].0, users[1].0);
     // Two buyers holding one order id (a collision of ids); only one order can be stored.
-    let id = OrderId(OrderIds::unleased(79).next_id().unwrap());
+    let id = fakes::order_id(79, 0);
     assert_eq!(scripts::reserve(&app.kv, voucher, a, id, &[]).await.unwrap().0, Outcome::Accepted);
     assert_eq!(scripts::reserve(&app.kv, voucher, b, id, &[]).await.unwrap().0, Outcome::Accepted);
     tokio::time::sleep(Duration::from_millis(1100)).await;

@@ -6,11 +6,10 @@
 
 use std::time::Duration;
 
+use cityhub_core::{OrderId, VoucherId};
 use serde_json::json;
 
 use crate::app::{eventually, Options, TestApp};
-use cityhub_core::OrderId;
-use cityhub_core::VoucherId;
 
 /// Callbacks go nowhere (the tests send them); the refund job runs every second.
 fn quiet(s: &mut cityhub_core::config::Settings) {

@@ -1,17 +1,15 @@
 //! The seckill path end to end: Redis decides, RocketMQ carries, MySQL stores.
 
-use cityhub_core::kv::CityKeys;
-use cityhub_core::seckill::scripts::BuyerEntry;
 use std::collections::HashSet;
 use std::time::Duration;
 
+use cityhub_core::kv::CityKeys;
+use cityhub_core::seckill::scripts::BuyerEntry;
+use cityhub_core::{OrderId, UserId};
+use cityhub_testkit::logs;
 use futures::future::join_all;
 
-use cityhub_testkit::logs;
-
 use crate::app::{accepted, eventually, Options, TestApp};
-use cityhub_core::OrderId;
-use cityhub_core::UserId;
 
 const DRAIN: Duration = Duration::from_secs(60);
 

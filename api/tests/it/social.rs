@@ -5,12 +5,12 @@
 use std::time::Duration;
 
 use cityhub_core::kv::CityKeys;
+use cityhub_core::UserId;
 use cityhub_testkit::eventually;
 use reqwest::Method;
 use serde_json::Value;
 
 use crate::app::{Options, TestApp};
-use cityhub_core::UserId;
 
 const DRAIN: Duration = Duration::from_secs(60);
 

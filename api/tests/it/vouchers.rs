@@ -1,11 +1,11 @@
 //! Admin creation of seckill vouchers: MySQL and the Redis preload together.
 
 use cityhub_core::kv::CityKeys;
+use cityhub_core::{ShopId, VoucherId};
 use redis::AsyncCommands;
 use serde_json::{json, Value};
 
 use crate::app::TestApp;
-use cityhub_core::{ShopId, VoucherId};
 
 fn body(shop: ShopId) -> Value {
     let now = chrono::Utc::now();

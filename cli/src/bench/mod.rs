@@ -37,17 +37,15 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::Context;
+use cityhub_core::config::{Secret, Settings};
+use cityhub_core::kv::{CityKeys, Kv};
+use cityhub_core::{OrderId, UserId, VoucherId};
+use cityhub_testkit::invariants::{self, Accepted, Scope};
 use serde::Serialize;
 use sqlx::MySqlPool;
 
-use cityhub_core::config::{Secret, Settings};
-use cityhub_core::kv::{CityKeys, Kv};
-use cityhub_testkit::invariants::{self, Accepted, Scope};
-
 use crate::flash_sale::{self, Plan};
 use crate::platform::{rss_mb, Platform};
-use cityhub_core::VoucherId;
-use cityhub_core::{OrderId, UserId};
 use stages::Stages;
 
 #[derive(Debug, Clone, clap::Args)]

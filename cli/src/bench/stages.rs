@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use cityhub_core::config::Settings;
 use cityhub_core::kv::{CityKeys, Kv};
 use cityhub_core::seckill::OrderMessage;
+use cityhub_core::{OrderId, UserId, VoucherId};
 use cityhub_platform::mq::consumer::{Ack, BatchHandler, Consumer, Delivery};
 use cityhub_platform::mq::publisher::{BatchConfig, BatchPublisher};
 use cityhub_platform::mq::ClientRuntime;
@@ -18,8 +19,6 @@ use sqlx::MySqlPool;
 
 use super::Args;
 use crate::flash_sale;
-use cityhub_core::UserId;
-use cityhub_core::{OrderId, VoucherId};
 
 /// Each stage of the accepted path alone, per second.
 #[derive(Debug, Clone, Copy, serde::Serialize)]

@@ -4,10 +4,9 @@
 use anyhow::Context;
 use cityhub_core::config::Settings;
 use cityhub_core::kv::{CityKeys, Kv};
+use cityhub_core::{OrderId, VoucherId};
 
 use super::Args;
-use cityhub_core::OrderId;
-use cityhub_core::VoucherId;
 
 pub struct Wrk {
     pub rps: f64,

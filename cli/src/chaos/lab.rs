@@ -16,12 +16,11 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
 use cityhub_core::config::{Secret, Settings};
+use cityhub_platform::mq::runtime::MqRuntime;
+use cityhub_platform::mq::{ensure_topic, start_producer, topic_reachable, ClientRuntime};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::process::Command;
 use tokio::sync::watch;
-
-use cityhub_platform::mq::runtime::MqRuntime;
-use cityhub_platform::mq::{ensure_topic, start_producer, topic_reachable, ClientRuntime};
 
 use crate::platform::{free_port, Process};
 

@@ -29,13 +29,12 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use cityhub_core::config::Settings;
 use cityhub_core::kv::Kv;
+use cityhub_core::{UserId, VoucherId};
 use cityhub_testkit::invariants::{self, Accepted, Tally};
 use serde::{Deserialize, Serialize};
 use sqlx::MySqlPool;
 
 use crate::platform::Platform;
-use cityhub_core::UserId;
-use cityhub_core::VoucherId;
 use lab::{Lab, Part};
 use shoppers::{Answer, Pace, Record, Shoppers};
 

@@ -12,8 +12,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use cityhub_core::auth::{Auth, Issued};
-use cityhub_core::OrderId;
-use cityhub_core::UserId;
+use cityhub_core::{OrderId, UserId};
 use tokio::sync::Semaphore;
 
 /// What one request got back.

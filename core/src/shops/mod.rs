@@ -192,11 +192,6 @@ impl Shops {
         self.visitors.clone().run(queue, stop).await
     }
 
-    /// MySQL single-shop lookups made by this process (for tests).
-    pub fn lookups(&self) -> u64 {
-        self.repo.lookups()
-    }
-
     /// One shop: L1, then Redis, then MySQL (see the module note).
     pub async fn get(&self, id: ShopId) -> Result<Arc<Shop>, ShopError> {
         if id.get() == 0 || id.get() > MAX_ID {

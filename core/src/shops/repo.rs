@@ -1,9 +1,5 @@
-//! Shops in MySQL: the only module with shop SQL. Counts its single-shop
-//! lookups ([`ShopRepo::lookups`]) so tests can prove how often a cache
-//! reached MySQL without timing anything.
-
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+//! Shops in MySQL: the only module with shop SQL. (How often the shop cache
+//! reached MySQL is `cityhub_cache_rebuilds_total{cache="shops"}`.)
 
 use chrono::{DateTime, Utc};
 use sqlx::{MySqlPool, Row};
@@ -16,7 +12,6 @@ const COLUMNS: &str = "id, name, type_id, address, x, y, avg_price, score, open_
 #[derive(Clone)]
 pub struct ShopRepo {
     db: MySqlPool,
-    lookups: Arc<AtomicU64>,
 }
 
 /// Why a write was refused.
@@ -70,20 +65,14 @@ fn unknown_type(err: sqlx::Error, type_id: u64) -> WriteError {
 
 impl ShopRepo {
     pub fn new(db: MySqlPool) -> Self {
-        Self { db, lookups: Arc::default() }
+        Self { db }
     }
 
     pub fn pool(&self) -> &MySqlPool {
         &self.db
     }
 
-    /// Single-shop lookups made so far by this process.
-    pub fn lookups(&self) -> u64 {
-        self.lookups.load(Ordering::Relaxed)
-    }
-
     pub async fn find(&self, id: ShopId) -> Result<Option<Shop>, sqlx::Error> {
-        self.lookups.fetch_add(1, Ordering::Relaxed);
         let row =
             sqlx::query(&format!("SELECT {COLUMNS} FROM shops WHERE id = ?")).bind(id).fetch_optional(&self.db).await?;
         row.map(shop).transpose()

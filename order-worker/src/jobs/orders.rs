@@ -22,6 +22,7 @@ use cityhub_core::orders::store::{StoreError, Stored};
 use cityhub_core::orders::Refusal;
 use cityhub_core::seckill::scripts::{self, Confirm};
 use cityhub_core::seckill::OrderMessage;
+use cityhub_core::{OrderId, UserId, VoucherId};
 use cityhub_platform::jobs::{Job, OnExit};
 use cityhub_platform::metrics as m;
 use cityhub_platform::mq::consumer::{Ack, BatchHandler, Consumer, Delivery};
@@ -32,7 +33,6 @@ use sqlx::MySqlPool;
 use tokio_util::sync::CancellationToken;
 
 use crate::combiner::Combiner;
-use cityhub_core::{OrderId, UserId, VoucherId};
 
 /// The running order consumer.
 pub struct OrderConsumer {

@@ -9,8 +9,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use cityhub_core::reconcile::Reconciler;
-use cityhub_core::Services;
-use cityhub_core::VoucherId;
+use cityhub_core::{Services, VoucherId};
 use cityhub_platform::jobs::{self, Job, OnExit};
 use cityhub_platform::mq::ClientRuntime;
 use tokio::sync::Mutex;

@@ -3,7 +3,7 @@
 //! and a release event delivered twice gives its unit back once.
 
 use cityhub_core::orders::lifecycle::{Move, Moved, StockRelease};
-use cityhub_core::Services;
+use cityhub_core::{OrderId, Services, VoucherId};
 use cityhub_order_worker::jobs::order_close::CloseJob;
 use cityhub_platform::mq::publisher::{BatchConfig, BatchPublisher};
 use cityhub_platform::outbox::Envelope;
@@ -11,8 +11,6 @@ use cityhub_testkit::{eventually, mq_client, sale};
 use redis::AsyncCommands;
 
 use crate::harness::{Harness, DRAIN};
-use cityhub_core::OrderId;
-use cityhub_core::VoucherId;
 
 async fn status(h: &Harness, order: OrderId) -> String {
     sqlx::query_scalar("SELECT status FROM orders WHERE id = ?").bind(order).fetch_one(&h.db).await.unwrap()

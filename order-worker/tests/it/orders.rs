@@ -3,20 +3,20 @@
 //! other failure, never writes an order whose reservation was released, and
 //! stores accepted orders even when Redis lost their reservations.
 
-use cityhub_core::seckill::scripts::BuyerEntry;
 use std::collections::HashSet;
 use std::time::Duration;
 
 use cityhub_core::kv::CityKeys;
+use cityhub_core::seckill::scripts::BuyerEntry;
 use cityhub_core::seckill::scripts::{self, Revoke};
 use cityhub_core::seckill::OrderMessage;
 use cityhub_core::seckill::{Outcome, SeckillError};
+use cityhub_core::{OrderId, UserId, VoucherId};
 use cityhub_platform::mq::progress::Progress;
-use cityhub_testkit::{eventually, logs, mq_client};
+use cityhub_testkit::{eventually, fakes, logs, mq_client};
 
 use crate::harness::{Harness, DRAIN};
 use crate::outage::Outage;
-use cityhub_core::{OrderId, UserId, VoucherId};
 
 fn order(order_id: OrderId, user_id: UserId, voucher_id: VoucherId) -> OrderMessage {
     OrderMessage {
@@ -108,8 +108,7 @@ async fn a_late_message_of_an_order_told_503_is_revoked_even_after_its_buyer_bou
     let h = Harness::start(true, |_| {}).await;
     let voucher = h.voucher(10).await;
     let user = h.users(1).await[0];
-    let ids = cityhub_platform::ids::OrderIds::unleased(79);
-    let (told_503, bought_again) = (OrderId(ids.next_id().unwrap()), OrderId(ids.next_id().unwrap()));
+    let (told_503, bought_again) = (fakes::order_id(79, 0), fakes::order_id(79, 1));
     // The publish of the first order failed as far as the API knew (503),
     // the shopper bought again, and the broker delivers the first one late.
     assert_eq!(scripts::reserve(&h.kv, voucher, user, told_503, &[]).await.unwrap().0, Outcome::Accepted);
@@ -219,7 +218,7 @@ async fn two_orders_forced_onto_one_id_are_both_visible_one_stored_one_parked_as
     let (a, b) = (users[0], users[1]);
     // A fresh id: the worker's reconciler leaves reservations younger than
     // its grace period alone (an ancient one it would publish again).
-    let id = OrderId(cityhub_platform::ids::OrderIds::unleased(77).next_id().unwrap());
+    let id = fakes::order_id(77, 0);
     assert_eq!(scripts::reserve(&h.kv, voucher, a, id, &[]).await.unwrap().0, Outcome::Accepted);
     assert_eq!(scripts::reserve(&h.kv, voucher, b, id, &[]).await.unwrap().0, Outcome::Accepted);
     let publisher = h.publisher().await;
@@ -304,7 +303,7 @@ async fn late_copy_of_a_stored_order_is_not_parked(released: bool) {
         BuyerEntry::Released(won.order_id).to_string()
     } else {
         // The buyer's entry holds another order (theirs was closed and they bought again).
-        BuyerEntry::Confirmed(OrderId(cityhub_platform::ids::OrderIds::unleased(78).next_id().unwrap())).to_string()
+        BuyerEntry::Confirmed(fakes::order_id(78, 0)).to_string()
     };
     let _: () = redis::AsyncCommands::hset(&mut conn, h.kv.keys.seckill_buyers(voucher), user, entry).await.unwrap();
 

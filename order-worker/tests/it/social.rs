@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use cityhub_core::kv::{CityKeys, Kv};
 use cityhub_core::social::{List, Social, SocialError};
+use cityhub_core::UserId;
 use cityhub_order_worker::jobs::follow_counts::CountJob;
 use cityhub_order_worker::jobs::follow_events::FollowHandler;
 use cityhub_platform::mq::consumer::{Ack, BatchHandler, Delivery};
@@ -16,7 +17,6 @@ use cityhub_testkit::eventually;
 use sqlx::MySqlPool;
 
 use crate::harness::{Harness, DRAIN};
-use cityhub_core::UserId;
 
 /// A small deterministic generator (xorshift), so a failing storm can be replayed.
 struct Rng(u64);

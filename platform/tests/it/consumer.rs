@@ -8,10 +8,9 @@ use std::time::Duration;
 
 use cityhub_platform::mq::consumer::{Ack, BatchHandler, Consumer, Delivery};
 use cityhub_platform::mq::publisher::{BatchConfig, BatchPublisher};
+use cityhub_testkit::eventually;
 use cityhub_testkit::{mq_client, TestEnv};
 use tokio::sync::watch;
-
-use cityhub_testkit::eventually;
 
 /// Holds every batch until the gate opens, then counts it.
 struct Gated {
