@@ -12,6 +12,7 @@ use cityhub_core::payments::{Mismatch, PayError};
 use cityhub_core::reconcile::ReconcileError;
 use cityhub_core::seckill::{Class, SeckillError};
 use cityhub_core::shops::ShopError;
+use cityhub_core::signin::SignError;
 use cityhub_core::social::SocialError;
 use cityhub_core::vouchers::VoucherError;
 use cityhub_platform::cache::CacheError;
@@ -250,6 +251,17 @@ impl From<SocialError> for ApiError {
             SocialError::Db(e) | SocialError::Outbox(OutboxError::Db(e)) => database(e),
             SocialError::Redis(e) => unavailable(Dependency::Redis, &e),
             SocialError::Outbox(e) => Self::Internal(e.into()),
+        }
+    }
+}
+
+impl From<SignError> for ApiError {
+    fn from(err: SignError) -> Self {
+        match err {
+            SignError::FutureMonth(_) => {
+                Self::unprocessable("validation_failed", format!("invalid fields: month: {err}"))
+            }
+            SignError::Redis(e) => unavailable(Dependency::Redis, &e),
         }
     }
 }

@@ -11,6 +11,7 @@ use cityhub_core::payments::Payments;
 use cityhub_core::reconcile::Reconciler;
 use cityhub_core::seckill::Seckill;
 use cityhub_core::shops::Shops;
+use cityhub_core::signin::SignIns;
 use cityhub_core::social::Social;
 use cityhub_core::vouchers::Vouchers;
 use cityhub_platform::ids::NodeLease;
@@ -47,6 +48,7 @@ pub struct Shared {
     pub vouchers: Vouchers,
     pub shops: Shops,
     pub social: Social,
+    pub signins: SignIns,
     pub seckill: Arc<Seckill>,
     pub payments: Payments,
     pub reconciler: Reconciler,
@@ -108,6 +110,7 @@ impl AppState {
             vouchers: services.vouchers,
             shops: services.shops,
             social: services.social,
+            signins: services.signins,
             settings,
             db,
             kv,

@@ -52,6 +52,10 @@ pub trait CityKeys {
     fn follow_counts(&self, user_id: UserId) -> String;
     /// String (JSON) with a TTL: a user's computed recommendations.
     fn recommendations(&self, user_id: UserId) -> String;
+    /// BITMAP: a user's sign-ins of one month (`month` is `YYYY-MM`), bit
+    /// `day - 1` set for each day signed (see `signin`). No TTL: it is the
+    /// only copy.
+    fn sign_month(&self, user_id: UserId, month: &str) -> String;
     /// String: the login code sent to a phone, with a TTL. Every key of a
     /// phone's login carries the phone's hash tag (one script touches them).
     fn login_code(&self, phone: &str) -> String;
@@ -145,6 +149,10 @@ impl CityKeys for Keys {
 
     fn follow_counts(&self, user_id: UserId) -> String {
         self.key(format_args!("social:{{{user_id}}}:counts"))
+    }
+
+    fn sign_month(&self, user_id: UserId, month: &str) -> String {
+        self.key(format_args!("sign:{{{user_id}}}:{month}"))
     }
 
     fn recommendations(&self, user_id: UserId) -> String {

@@ -18,6 +18,7 @@
 //!   GEO indexes, admin writes, unique visitors.
 //! - [`social`]: follows, blocks, the follow consumer's projection, lists,
 //!   friends, recommendations and count correction.
+//! - [`signin`]: daily sign-in on a per-user, per-month BITMAP.
 //! - [`metrics`]: the names of the business metrics.
 //! - [`services`]: the composition root: every service built once from the
 //!   settings, and the one place that knows every domain's scripts.
@@ -35,6 +36,7 @@ pub mod reconcile;
 pub mod seckill;
 pub mod services;
 pub mod shops;
+pub mod signin;
 pub mod social;
 pub mod vouchers;
 

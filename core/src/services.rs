@@ -28,6 +28,7 @@ use crate::reconcile::Reconciler;
 use crate::seckill::Seckill;
 use crate::shops::visitors::Visit;
 use crate::shops::Shops;
+use crate::signin::SignIns;
 use crate::social::Social;
 use crate::vouchers::Vouchers;
 
@@ -55,6 +56,7 @@ pub struct Services {
     pub vouchers: Vouchers,
     pub shops: Shops,
     pub social: Social,
+    pub signins: SignIns,
     pub lifecycle: Lifecycle,
     /// The shop-visit queue, for the one recorder of the process.
     visits: Arc<Mutex<Option<Receiver<Visit>>>>,
@@ -77,6 +79,7 @@ impl Services {
         let (shops, visits) = Shops::new(db.clone(), kv.clone(), &caches, &settings.cache, &settings.shops);
         let social = Social::new(db.clone(), kv.clone(), &settings.social, &settings.cache);
         let lifecycle = Lifecycle::new(db.clone(), kv.clone(), &settings.orders);
+        let signins = SignIns::new(kv.clone());
         Self {
             settings: settings.clone(),
             db,
@@ -86,6 +89,7 @@ impl Services {
             vouchers,
             shops,
             social,
+            signins,
             lifecycle,
             visits: Arc::new(Mutex::new(Some(visits))),
         }

@@ -8,6 +8,7 @@ mod health;
 mod orders;
 mod payments;
 mod shops;
+mod signin;
 mod social;
 mod vouchers;
 
@@ -28,6 +29,7 @@ use crate::state::AppState;
         (name = "vouchers", description = "Seckill vouchers"),
         (name = "shops", description = "Shops, nearby search and shop types"),
         (name = "social", description = "Follows, blocks, lists, friends and recommendations"),
+        (name = "sign-in", description = "Daily sign-in and streaks"),
         (name = "orders", description = "The caller's orders"),
         (name = "payments", description = "Paying orders and the provider's callback"),
         (name = "admin", description = "Shops, closing orders, reconciling sales"),
@@ -55,6 +57,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(vouchers::router())
         .merge(shops::router())
         .merge(social::router())
+        .merge(signin::router())
         .merge(orders::router())
         .merge(payments::router())
         .merge(admin::router())

@@ -19,5 +19,6 @@ mod reconcile;
 mod refunds;
 mod seckill;
 mod shops;
+mod signin;
 mod social;
 mod vouchers;
