@@ -40,6 +40,8 @@ pub enum Guarded {
     Payment,
     /// `PUT`/`DELETE /users/{id}/follow` and `/users/{id}/block`.
     Follow,
+    /// The public shop reads.
+    Reads,
 }
 
 impl Guarded {
@@ -50,6 +52,7 @@ impl Guarded {
             Guarded::Login => "login",
             Guarded::Payment => "payment",
             Guarded::Follow => "follow",
+            Guarded::Reads => "reads",
         }
     }
 
@@ -60,6 +63,7 @@ impl Guarded {
             Guarded::Login => &limits.login,
             Guarded::Payment => &limits.payment,
             Guarded::Follow => &limits.follow,
+            Guarded::Reads => &limits.reads,
         };
         Some(limits.in_force(rules)).filter(|r| !r.is_empty())
     }

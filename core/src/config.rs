@@ -125,6 +125,9 @@ pub struct LimitSettings {
     pub payment: Rules,
     /// `PUT`/`DELETE /users/{id}/follow` and `/users/{id}/block`, one budget.
     pub follow: Rules,
+    /// The public shop reads (`GET /shops`, `/shops/{id}`, `/shops/nearby`,
+    /// `/shop-types`), one budget: against crawlers.
+    pub reads: Rules,
 }
 
 impl LimitSettings {

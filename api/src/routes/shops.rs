@@ -17,17 +17,17 @@ use validator::Validate;
 use crate::error::doc::{AuthErrors, InputErrors};
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::{cursor, Admin, MaybeUser, PathId, ValidJson, ValidQuery};
+use crate::limits::{limited, Guarded};
 use crate::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
+    let reads = OpenApiRouter::new()
         .routes(routes!(show))
         .routes(routes!(list))
         .routes(routes!(nearby))
         .routes(routes!(types))
-        .routes(routes!(create))
-        .routes(routes!(update))
-        .routes(routes!(visitors))
+        .route_layer(limited(Guarded::Reads));
+    OpenApiRouter::new().merge(reads).routes(routes!(create)).routes(routes!(update)).routes(routes!(visitors))
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -71,6 +71,7 @@ impl From<&Shop> for ShopResponse {
         (status = 400, description = "Malformed id (`invalid_path`)", body = ErrorBody),
         (status = 401, description = "A bearer token that is not valid (`unauthorized`)", body = ErrorBody),
         (status = 404, description = "No such shop (`shop_not_found`)", body = ErrorBody),
+        (status = 429, description = "Over `limits.reads` (`rate_limited`)", body = ErrorBody),
         (status = 503, description = "A dependency is unavailable", body = ErrorBody)))]
 #[tracing::instrument(skip_all, fields(shop_id = %id))]
 async fn show(
@@ -112,7 +113,8 @@ pub struct ShopPage {
 
 /// Shops by id, of one type or all, a page at a time.
 #[utoipa::path(get, path = "/shops", tag = "shops", params(ShopQuery),
-    responses((status = 200, description = "A page of shops", body = ShopPage), InputErrors))]
+    responses((status = 200, description = "A page of shops", body = ShopPage), InputErrors,
+        (status = 429, description = "Over `limits.reads` (`rate_limited`)", body = ErrorBody)))]
 #[tracing::instrument(skip_all)]
 async fn list(ValidQuery(q): ValidQuery<ShopQuery>, State(state): State<AppState>) -> Result<Json<ShopPage>, ApiError> {
     let after: ShopId = cursor(q.cursor.as_deref())?.unwrap_or_default();
@@ -165,7 +167,8 @@ pub struct NearbyShops {
 
 /// Shops of one type within a radius, nearest first, with their distance.
 #[utoipa::path(get, path = "/shops/nearby", tag = "shops", params(NearbyQuery),
-    responses((status = 200, description = "Shops within the radius", body = NearbyShops), InputErrors))]
+    responses((status = 200, description = "Shops within the radius", body = NearbyShops), InputErrors,
+        (status = 429, description = "Over `limits.reads` (`rate_limited`)", body = ErrorBody)))]
 #[tracing::instrument(skip_all)]
 async fn nearby(
     ValidQuery(q): ValidQuery<NearbyQuery>,
@@ -194,6 +197,7 @@ impl From<ShopType> for ShopTypeResponse {
 /// Every shop type, in display order.
 #[utoipa::path(get, path = "/shop-types", tag = "shops",
     responses((status = 200, description = "Shop types", body = [ShopTypeResponse]),
+        (status = 429, description = "Over `limits.reads` (`rate_limited`)", body = ErrorBody),
         (status = 503, description = "A dependency is unavailable", body = ErrorBody)))]
 #[tracing::instrument(skip_all)]
 async fn types(State(state): State<AppState>) -> Result<Json<Vec<ShopTypeResponse>>, ApiError> {

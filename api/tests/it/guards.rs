@@ -124,6 +124,45 @@ async fn seckill_attempts_past_the_user_or_ip_window_get_429_and_reserve_nothing
     app.shutdown().await;
 }
 
+/// The public shop reads share one window per client IP (crawlers) and a
+/// `global` window over every client: a client past its own window gets 429
+/// on any of the reads, another client still reads until the global window
+/// is spent. A refused read uses nothing of either window.
+#[tokio::test]
+async fn shop_reads_past_the_ip_or_global_window_get_429() {
+    let app = TestApp::spawn_with(Options { worker: false }, |s| {
+        s.limits.enabled = true;
+        s.http.trusted_proxies = "127.0.0.1".into();
+        s.limits.reads = "ip: 3 per 60s; global: 5 per 60s".parse().unwrap();
+    })
+    .await;
+    let shop = app.shop().await;
+    let get = |path: String, client: &'static str| {
+        let app = &app;
+        async move {
+            let r = app.http.get(app.url(&path)).header("x-forwarded-for", client).send().await.unwrap();
+            let retry_after = r.headers().get("retry-after").and_then(|v| v.to_str().ok()).and_then(|v| v.parse().ok());
+            (r.status().as_u16(), retry_after, r.json::<Value>().await.unwrap_or(Value::Null))
+        }
+    };
+    let (crawler, shopper) = ("203.0.113.7", "198.51.100.9");
+    for path in [format!("/shops/{shop}"), "/shops".into(), "/shop-types".into()] {
+        assert_eq!(get(path, crawler).await.0, 200);
+    }
+    let (status, retry_after, body) = get(format!("/shops/{shop}"), crawler).await;
+    assert_limited(status, retry_after, &body, 60);
+    // Another client has a window of its own; two reads spend the global five.
+    for _ in 0..2 {
+        assert_eq!(get("/shops".into(), shopper).await.0, 200);
+    }
+    let (status, retry_after, body) = get("/shop-types".into(), shopper).await;
+    assert_limited(status, retry_after, &body, 60);
+    assert_eq!(rate_limited_total(&app, "reads").await, 2);
+    // Writes and other routes are not read-limited.
+    assert_eq!(app.get_at(&app.base, "/healthz", None).await.0, 200);
+    app.shutdown().await;
+}
+
 /// Code requests past the phone's window get 429 and send no new code; the
 /// IP's window counts every phone.
 #[tokio::test]
