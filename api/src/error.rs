@@ -10,6 +10,7 @@ use cityhub_core::auth::AuthError;
 use cityhub_core::orders::OrderError;
 use cityhub_core::payments::{Mismatch, PayError};
 use cityhub_core::reconcile::ReconcileError;
+use cityhub_core::seckill::page::PageError;
 use cityhub_core::seckill::{Class, SeckillError};
 use cityhub_core::shops::ShopError;
 use cityhub_core::signin::SignError;
@@ -251,6 +252,15 @@ impl From<SocialError> for ApiError {
             SocialError::Db(e) | SocialError::Outbox(OutboxError::Db(e)) => database(e),
             SocialError::Redis(e) => unavailable(Dependency::Redis, &e),
             SocialError::Outbox(e) => Self::Internal(e.into()),
+        }
+    }
+}
+
+impl From<PageError> for ApiError {
+    fn from(err: PageError) -> Self {
+        match err {
+            PageError::Cache(e) => e.into(),
+            PageError::Redis(e) => unavailable(Dependency::Redis, &e),
         }
     }
 }

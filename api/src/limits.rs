@@ -40,7 +40,7 @@ pub enum Guarded {
     Payment,
     /// `PUT`/`DELETE /users/{id}/follow` and `/users/{id}/block`.
     Follow,
-    /// The public shop reads.
+    /// The public shop and voucher reads.
     Reads,
 }
 

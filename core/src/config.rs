@@ -125,8 +125,8 @@ pub struct LimitSettings {
     pub payment: Rules,
     /// `PUT`/`DELETE /users/{id}/follow` and `/users/{id}/block`, one budget.
     pub follow: Rules,
-    /// The public shop reads (`GET /shops`, `/shops/{id}`, `/shops/nearby`,
-    /// `/shop-types`), one budget: against crawlers.
+    /// The public reads (`GET /shops`, `/shops/{id}`, `/shops/nearby`,
+    /// `/shop-types`, `/vouchers/{id}`), one budget: against crawlers.
     pub reads: Rules,
 }
 

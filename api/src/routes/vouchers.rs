@@ -1,10 +1,12 @@
-//! `POST /admin/vouchers` (create a seckill voucher) and
+//! `POST /admin/vouchers` (create a seckill voucher),
+//! `GET /vouchers/{id}` (its page: details and units left) and
 //! `POST /vouchers/{id}/seckill` (try to win one).
 
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::Json;
 use chrono::{DateTime, Utc};
+use cityhub_core::seckill::page::{self, VoucherPage};
 use cityhub_core::vouchers::{NewSeckillVoucher, SeckillVoucher};
 use cityhub_core::{ShopId, VoucherId};
 use serde::{Deserialize, Serialize};
@@ -15,11 +17,74 @@ use validator::Validate;
 
 use crate::error::doc::{AuthErrors, InputErrors};
 use crate::error::{ApiError, ErrorBody};
-use crate::extract::{Admin, ClientIp, CurrentUser, PathId, ValidJson};
+use crate::extract::{Admin, ClientIp, CurrentUser, MaybeUser, PathId, ValidJson};
+use crate::limits::{limited, Guarded};
 use crate::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(create)).routes(routes!(seckill))
+    OpenApiRouter::new()
+        .routes(routes!(create))
+        .routes(routes!(seckill))
+        .merge(OpenApiRouter::new().routes(routes!(show)).route_layer(limited(Guarded::Reads)))
+}
+
+/// A voucher's page. Money in cents.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct VoucherView {
+    pub id: String,
+    pub shop_id: String,
+    pub title: String,
+    pub pay_value: u64,
+    pub actual_value: u64,
+    pub begin_time: DateTime<Utc>,
+    pub end_time: DateTime<Utc>,
+    /// Units left as Redis says at this moment; `null` while the sale has no
+    /// state in Redis (it is being rebuilt).
+    pub stock_left: Option<i64>,
+    /// Whether the caller holds a unit; `null` without a session.
+    pub held: Option<bool>,
+}
+
+impl From<VoucherPage> for VoucherView {
+    fn from(p: VoucherPage) -> Self {
+        let d = &p.details;
+        let at = |ms: i64| DateTime::<Utc>::from_timestamp_millis(ms).unwrap_or_default();
+        Self {
+            id: d.id.to_string(),
+            shop_id: d.shop_id.to_string(),
+            title: d.title.clone(),
+            pay_value: d.pay_value,
+            actual_value: d.actual_value,
+            begin_time: at(d.begin_ms),
+            end_time: at(d.end_ms),
+            stock_left: p.stock_left,
+            held: p.held,
+        }
+    }
+}
+
+/// A voucher's page: its details (from the two-level cache; MySQL only on a
+/// miss) and its units left (from Redis, on every read). A signed-in caller
+/// also learns whether they hold one.
+#[utoipa::path(get, path = "/vouchers/{id}", tag = "vouchers",
+    params(("id" = u64, Path, minimum = 1, description = "Voucher id")),
+    responses(
+        (status = 200, description = "The voucher", body = VoucherView),
+        (status = 400, description = "Malformed id (`invalid_path`)", body = ErrorBody),
+        (status = 401, description = "A bearer token that is not valid (`unauthorized`)", body = ErrorBody),
+        (status = 404, description = "No such voucher (`voucher_not_found`)", body = ErrorBody),
+        (status = 429, description = "Over `limits.reads` (`rate_limited`)", body = ErrorBody),
+        (status = 503, description = "A dependency is unavailable", body = ErrorBody)))]
+#[tracing::instrument(skip_all, fields(voucher_id = %id))]
+async fn show(
+    MaybeUser(viewer): MaybeUser,
+    PathId(id): PathId<VoucherId>,
+    State(state): State<AppState>,
+) -> Result<Json<VoucherView>, ApiError> {
+    let viewer = viewer.map(|s| s.user_id);
+    let found = page::page(&state.vouchers, &state.kv, id, viewer).await?;
+    let page = found.ok_or_else(|| ApiError::not_found("voucher_not_found", "no such voucher"))?;
+    Ok(Json(page.into()))
 }
 
 /// Money is in cents; times are RFC 3339. Field ranges are checked here; the

@@ -61,6 +61,7 @@ fn the_document_covers_the_known_routes_with_json_errors() {
             "GET /users/{id}/followers",
             "GET /users/{id}/following-status",
             "GET /users/{id}/followings",
+            "GET /vouchers/{id}",
             "POST /admin/orders/{id}/close",
             "POST /admin/reconcile/{voucher_id}",
             "POST /admin/shops",

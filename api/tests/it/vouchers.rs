@@ -88,3 +88,73 @@ async fn invalid_vouchers_are_refused_and_nothing_is_written() {
     assert!(keys.is_empty(), "{keys:?}");
     app.shutdown().await;
 }
+
+/// A voucher's page: its details, the units left as Redis says at each read,
+/// and whether the caller holds one (unknown without a session).
+#[tokio::test]
+async fn a_voucher_page_shows_units_left_from_redis_and_whether_the_caller_holds_one() {
+    let app = TestApp::spawn_without_worker().await;
+    let voucher = app.on_sale(5).await;
+    let users = app.users(2).await;
+    let (status, page) = app.get_at(&app.base, &format!("/vouchers/{voucher}"), None).await;
+    assert_eq!(status, 200, "{page}");
+    assert_eq!((page["id"].as_str(), page["title"].as_str()), (Some(voucher.to_string().as_str()), Some("50 off")));
+    assert_eq!((page["pay_value"].as_u64(), page["stock_left"].as_i64()), (Some(5000), Some(5)), "{page}");
+    assert!(page["held"].is_null(), "anonymous: {page}");
+
+    assert_eq!(app.seckill(&users[0].1, voucher).await.0, 202);
+    let (_, mine) = app.get_at(&app.base, &format!("/vouchers/{voucher}"), Some(&users[0].1)).await;
+    assert_eq!((mine["stock_left"].as_i64(), mine["held"].as_bool()), (Some(4), Some(true)), "{mine}");
+    let (_, theirs) = app.get_at(&app.base, &format!("/vouchers/{voucher}"), Some(&users[1].1)).await;
+    assert_eq!((theirs["stock_left"].as_i64(), theirs["held"].as_bool()), (Some(4), Some(false)), "{theirs}");
+
+    let (status, body) = app.get_at(&app.base, "/vouchers/987654", None).await;
+    assert_eq!((status, body["code"].as_str()), (404, Some("voucher_not_found")), "{body}");
+    let (status, body) = app.get_at(&app.base, "/vouchers/abc", None).await;
+    assert_eq!((status, body["code"].as_str()), (400, Some("invalid_path")), "{body}");
+    app.shutdown().await;
+}
+
+/// `cityhub_cache_<counter>{cache="vouchers"}` with `labels`, as this process counted it.
+fn voucher_cache(counter: &str, labels: &[&str]) -> f64 {
+    let mut all = vec![r#"cache="vouchers""#.to_owned()];
+    all.extend(labels.iter().map(|l| l.to_string()));
+    cityhub_testkit::metric(&format!("cityhub_cache_{counter}"), &all)
+}
+
+/// A thousand readers of an expired voucher page cause one MySQL query; a
+/// page read from L1 afterwards needs no Redis read of its details.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_thousand_readers_of_an_expired_voucher_page_cause_one_mysql_query() {
+    let app = crate::app::TestApp::spawn_with(crate::app::Options { worker: false }, |s| {
+        s.vouchers.cache_ttl_secs = std::time::Duration::from_secs(1);
+        s.cache.jitter_percent = 0;
+        // The details cache makes readers wait for the one rebuild (it prices
+        // the seckill): on a loaded machine a thousand of them may wait long.
+        s.cache.wait_ms = std::time::Duration::from_secs(20);
+    })
+    .await;
+    let voucher = app.on_sale(5).await;
+    let read = || cityhub_core::seckill::page::page(&app.state.vouchers, &app.kv, voucher, None);
+    assert!(read().await.unwrap().is_some());
+    tokio::time::sleep(std::time::Duration::from_millis(1200)).await;
+
+    let before = voucher_cache("rebuilds_total", &[]);
+    let pages = futures::future::join_all((0..1000).map(|_| read())).await;
+    assert!(pages.iter().all(|p| p.as_ref().is_ok_and(|p| p.as_ref().is_some_and(|p| p.stock_left == Some(5)))));
+    assert_eq!(voucher_cache("rebuilds_total", &[]) - before, 1.0, "one MySQL query for the thousand readers");
+
+    let (l1, l2_hits, l2_misses) = (
+        voucher_cache("hits_total", &[r#"layer="l1""#]),
+        voucher_cache("hits_total", &[r#"layer="l2""#]),
+        voucher_cache("misses_total", &[r#"layer="l2""#]),
+    );
+    assert!(read().await.unwrap().is_some());
+    assert_eq!(voucher_cache("hits_total", &[r#"layer="l1""#]) - l1, 1.0, "served from L1");
+    assert_eq!(
+        (voucher_cache("hits_total", &[r#"layer="l2""#]), voucher_cache("misses_total", &[r#"layer="l2""#])),
+        (l2_hits, l2_misses),
+        "an L1 hit does not read Redis for the details"
+    );
+    app.shutdown().await;
+}

@@ -26,6 +26,8 @@
 //! reconciler re-publishes it once it is older than its grace period (see
 //! `crate::reconcile`).
 //!
+//! [`page`] is the read side: a voucher's page with its units left.
+//!
 //! A voucher whose Redis keys are gone, or were written under an older Redis
 //! generation (Redis restarted, failed over or was restored: its copy may be
 //! older than the sale), answers `sale_paused` (503) while MySQL says its
@@ -34,6 +36,7 @@
 
 pub mod message;
 pub mod outcome;
+pub mod page;
 pub mod scripts;
 
 use std::sync::Arc;
