@@ -126,7 +126,8 @@ pub struct LimitSettings {
     /// `PUT`/`DELETE /users/{id}/follow` and `/users/{id}/block`, one budget.
     pub follow: Rules,
     /// The public reads (`GET /shops`, `/shops/{id}`, `/shops/nearby`,
-    /// `/shop-types`, `/vouchers/{id}`), one budget: against crawlers.
+    /// `/shop-types`, `/vouchers/{id}`, `/shops/{id}/vouchers`), one budget:
+    /// against crawlers.
     pub reads: Rules,
 }
 

@@ -1,5 +1,6 @@
 //! `POST /admin/vouchers` (create a seckill voucher),
-//! `GET /vouchers/{id}` (its page: details and units left) and
+//! `GET /vouchers/{id}` (its page: details and units left),
+//! `GET /shops/{id}/vouchers` (a shop's vouchers, each so) and
 //! `POST /vouchers/{id}/seckill` (try to win one).
 
 use axum::extract::State;
@@ -25,7 +26,7 @@ pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(create))
         .routes(routes!(seckill))
-        .merge(OpenApiRouter::new().routes(routes!(show)).route_layer(limited(Guarded::Reads)))
+        .merge(OpenApiRouter::new().routes(routes!(show)).routes(routes!(of_shop)).route_layer(limited(Guarded::Reads)))
 }
 
 /// A voucher's page. Money in cents.
@@ -85,6 +86,35 @@ async fn show(
     let found = page::page(&state.vouchers, &state.kv, id, viewer).await?;
     let page = found.ok_or_else(|| ApiError::not_found("voucher_not_found", "no such voucher"))?;
     Ok(Json(page.into()))
+}
+
+/// A shop's vouchers.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ShopVouchers {
+    pub vouchers: Vec<VoucherView>,
+}
+
+/// A shop's vouchers, oldest first, each with its units left (as
+/// `GET /vouchers/{id}`): the list and the details from the two-level cache,
+/// every voucher's units left from Redis in one round trip.
+#[utoipa::path(get, path = "/shops/{id}/vouchers", tag = "vouchers",
+    params(("id" = u64, Path, minimum = 1, description = "Shop id")),
+    responses(
+        (status = 200, description = "The shop's vouchers", body = ShopVouchers),
+        (status = 400, description = "Malformed id (`invalid_path`)", body = ErrorBody),
+        (status = 401, description = "A bearer token that is not valid (`unauthorized`)", body = ErrorBody),
+        (status = 404, description = "No such shop (`shop_not_found`)", body = ErrorBody),
+        (status = 429, description = "Over `limits.reads` (`rate_limited`)", body = ErrorBody),
+        (status = 503, description = "A dependency is unavailable", body = ErrorBody)))]
+#[tracing::instrument(skip_all, fields(shop_id = %id))]
+async fn of_shop(
+    MaybeUser(viewer): MaybeUser,
+    PathId(id): PathId<ShopId>,
+    State(state): State<AppState>,
+) -> Result<Json<ShopVouchers>, ApiError> {
+    state.shops.get(id).await?;
+    let pages = page::of_shop(&state.vouchers, &state.kv, id, viewer.map(|s| s.user_id)).await?;
+    Ok(Json(ShopVouchers { vouchers: pages.into_iter().map(Into::into).collect() }))
 }
 
 /// Money is in cents; times are RFC 3339. Field ranges are checked here; the

@@ -51,6 +51,7 @@ fn the_document_covers_the_known_routes_with_json_errors() {
             "GET /shops",
             "GET /shops/nearby",
             "GET /shops/{id}",
+            "GET /shops/{id}/vouchers",
             "GET /users/me",
             "GET /users/me/blocks",
             "GET /users/me/friends",

@@ -158,3 +158,43 @@ async fn a_thousand_readers_of_an_expired_voucher_page_cause_one_mysql_query() {
     );
     app.shutdown().await;
 }
+
+/// A shop's voucher list: each voucher with its units left; a voucher
+/// created afterwards joins the cached list at once; an unknown shop is 404.
+#[tokio::test]
+async fn a_shops_vouchers_are_listed_with_their_units_left_and_a_new_one_joins_at_once() {
+    let app = TestApp::spawn_without_worker().await;
+    let shop = app.shop().await;
+    let create = |stock: u32| {
+        let app = &app;
+        async move {
+            let mut b = body(shop);
+            b["stock"] = json!(stock);
+            let (status, created) = app.admin_send(reqwest::Method::POST, "/admin/vouchers", &b).await;
+            assert_eq!(status, 201, "{created}");
+            created["id"].as_str().unwrap().to_owned()
+        }
+    };
+    let first = create(3).await;
+    let path = format!("/shops/{shop}/vouchers");
+    let (status, list) = app.get_at(&app.base, &path, None).await;
+    assert_eq!(status, 200, "{list}");
+    assert_eq!(list["vouchers"].as_array().unwrap().len(), 1, "{list}");
+    assert_eq!(
+        (list["vouchers"][0]["id"].as_str(), list["vouchers"][0]["stock_left"].as_i64()),
+        (Some(&*first), Some(3))
+    );
+
+    // The list is cached now; a second voucher joins it on creation.
+    let second = create(5).await;
+    let (_, list) = app.get_at(&app.base, &path, None).await;
+    let ids: Vec<&str> = list["vouchers"].as_array().unwrap().iter().map(|v| v["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, [first.as_str(), second.as_str()], "{list}");
+    assert_eq!(list["vouchers"][1]["stock_left"], 5);
+
+    let (status, body) = app.get_at(&app.base, "/shops/987654/vouchers", None).await;
+    assert_eq!((status, body["code"].as_str()), (404, Some("shop_not_found")), "{body}");
+    let (_, other) = app.get_at(&app.base, &format!("/shops/{}/vouchers", app.shop().await), None).await;
+    assert_eq!(other["vouchers"], json!([]), "a shop without vouchers");
+    app.shutdown().await;
+}

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use cityhub_platform::cache::CacheError;
 
 use super::scripts::BuyerEntry;
-use crate::ids::{UserId, VoucherId};
+use crate::ids::{ShopId, UserId, VoucherId};
 use crate::kv::{CityKeys, Kv};
 use crate::vouchers::{VoucherDetails, Vouchers};
 
@@ -45,17 +45,56 @@ pub async fn page(
     viewer: Option<UserId>,
 ) -> Result<Option<VoucherPage>, PageError> {
     let Some(details) = vouchers.details(id).await? else { return Ok(None) };
-    let mut pipe = redis::pipe();
-    pipe.hget(kv.keys.seckill_voucher(id), "stock");
-    if let Some(user) = viewer {
-        pipe.hget(kv.keys.seckill_buyers(id), user);
+    Ok(now(kv, vec![details], viewer).await?.pop())
+}
+
+/// The pages of shop `shop`'s vouchers, oldest first: the list and each
+/// voucher's details from the cache, then every voucher's units left (and
+/// the viewer's entries) in one Redis round trip.
+pub async fn of_shop(
+    vouchers: &Vouchers,
+    kv: &Kv,
+    shop: ShopId,
+    viewer: Option<UserId>,
+) -> Result<Vec<VoucherPage>, PageError> {
+    let ids = vouchers.of_shop(shop).await?;
+    let mut details = Vec::with_capacity(ids.len());
+    for id in ids.iter() {
+        // A voucher listed but gone since is left out.
+        details.extend(vouchers.details(*id).await?);
     }
-    let (stock_left, entry): (Option<i64>, Option<String>) = if viewer.is_some() {
-        pipe.query_async(&mut kv.conn()).await?
-    } else {
-        let (stock,): (Option<i64>,) = pipe.query_async(&mut kv.conn()).await?;
-        (stock, None)
-    };
-    let held = viewer.map(|_| entry.as_deref().and_then(BuyerEntry::parse).and_then(BuyerEntry::live_order).is_some());
-    Ok(Some(VoucherPage { details, stock_left, held }))
+    Ok(now(kv, details, viewer).await?)
+}
+
+/// What the sale says now of each voucher of `details`, in one round trip.
+async fn now(
+    kv: &Kv,
+    details: Vec<Arc<VoucherDetails>>,
+    viewer: Option<UserId>,
+) -> redis::RedisResult<Vec<VoucherPage>> {
+    if details.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut pipe = redis::pipe();
+    for d in &details {
+        pipe.hget(kv.keys.seckill_voucher(d.id), "stock");
+        if let Some(user) = viewer {
+            pipe.hget(kv.keys.seckill_buyers(d.id), user);
+        }
+    }
+    let values: Vec<redis::Value> = pipe.query_async(&mut kv.conn()).await?;
+    let per = if viewer.is_some() { 2 } else { 1 };
+    let mut pages = Vec::with_capacity(details.len());
+    for (details, answer) in details.into_iter().zip(values.chunks(per)) {
+        let stock_left: Option<i64> = redis::from_redis_value_ref(&answer[0])?;
+        let held = match answer.get(1) {
+            Some(entry) => {
+                let entry: Option<String> = redis::from_redis_value_ref(entry)?;
+                Some(entry.as_deref().and_then(BuyerEntry::parse).and_then(BuyerEntry::live_order).is_some())
+            }
+            None => None,
+        };
+        pages.push(VoucherPage { details, stock_left, held });
+    }
+    Ok(pages)
 }

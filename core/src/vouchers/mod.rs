@@ -103,6 +103,9 @@ pub struct Vouchers {
     db: MySqlPool,
     kv: Kv,
     details: Cache<VoucherId, VoucherDetails>,
+    /// A shop's voucher ids, oldest first (served stale while one caller
+    /// rebuilds it: a list a new voucher joins at once on every instance).
+    by_shop: Cache<ShopId, Vec<VoucherId>>,
     bound: Arc<IdBound>,
 }
 
@@ -180,8 +183,29 @@ impl Vouchers {
                 async move { load_details(&pool, id).await.map_err(|e| Box::new(e) as LoadError) }
             }),
         );
+        let spec = Spec {
+            name: "shop_vouchers",
+            ttl: settings.cache_ttl_secs,
+            freshness: Freshness::StaleWhileRebuild,
+            bloom: None,
+        };
+        let pool = db.clone();
+        let by_shop = Cache::new(
+            spec,
+            caches,
+            FnLoader(move |shop: ShopId| {
+                let pool = pool.clone();
+                async move { of_shop(&pool, shop).await.map(Some).map_err(|e| Box::new(e) as LoadError) }
+            }),
+        );
         let bound = Arc::new(IdBound::new());
-        Self { db, kv, details, bound }
+        Self { db, kv, details, by_shop, bound }
+    }
+
+    /// The ids of shop `shop`'s vouchers, oldest first (empty for a shop
+    /// with none, or no such shop): L1, then Redis, then MySQL.
+    pub async fn of_shop(&self, shop: ShopId) -> Result<Arc<Vec<VoucherId>>, CacheError> {
+        Ok(self.by_shop.get(&shop).await?.unwrap_or_default())
     }
 
     /// Creates the voucher and its seckill part and preloads Redis.
@@ -234,6 +258,7 @@ impl Vouchers {
         self.bound.created(id);
         // A "none" cached for this id before it existed must go.
         self.details.refresh_or_retry(&id).await;
+        self.by_shop.refresh_or_retry(&new.shop_id).await;
         Ok(SeckillVoucher { id, spec: new })
     }
 
@@ -273,6 +298,10 @@ impl Vouchers {
         }
         self.details.get(&id).await
     }
+}
+
+async fn of_shop(db: &MySqlPool, shop: ShopId) -> Result<Vec<VoucherId>, sqlx::Error> {
+    sqlx::query_scalar("SELECT id FROM vouchers WHERE shop_id = ? ORDER BY id").bind(shop).fetch_all(db).await
 }
 
 async fn load_details(db: &MySqlPool, id: VoucherId) -> Result<Option<VoucherDetails>, sqlx::Error> {
