@@ -81,14 +81,14 @@ impl TestEnv {
     /// `result` (`stored`, `redelivered`, `parked`): what the order
     /// consumer did, as `/metrics` shows it.
     pub fn order_messages(&self, result: &str) -> u64 {
-        let labels = [self.order_topic_label(), format!("result=\"{result}\"")];
-        metric(cityhub_platform::metrics::CONSUMER_MESSAGES, &labels) as u64
+        let result = format!("result=\"{result}\"");
+        metric(cityhub_platform::metrics::CONSUMER_MESSAGES, &[&self.order_topic_label(), &result]) as u64
     }
 
     /// `cityhub_consumer_held_batches_total` of this test's order topic:
     /// batches that failed and were tried again in place.
     pub fn held_batches(&self) -> u64 {
-        metric(cityhub_platform::metrics::CONSUMER_HELD_BATCHES, &[self.order_topic_label()]) as u64
+        metric(cityhub_platform::metrics::CONSUMER_HELD_BATCHES, &[&self.order_topic_label()]) as u64
     }
 
     fn order_topic_label(&self) -> String {
@@ -99,10 +99,9 @@ impl TestEnv {
 /// The sum of the series of metric `name` carrying every label of `labels`
 /// (`key="value"`) that this process recorded; 0 when there is none.
 /// (Each test runs in a process of its own.)
-pub fn metric(name: &str, labels: &[String]) -> f64 {
-    let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
+pub fn metric(name: &str, labels: &[&str]) -> f64 {
     let text = cityhub_platform::metrics::render(&cityhub_core::metrics::install());
-    cityhub_platform::metrics::sample(&text, name, &labels).unwrap_or(0.0)
+    cityhub_platform::metrics::sample(&text, name, labels).unwrap_or(0.0)
 }
 
 impl Default for TestEnv {

@@ -14,7 +14,7 @@ use crate::app::{eventually, Options, TestApp};
 /// Loads of the shop cache from MySQL so far (its rebuilds, as `/metrics`
 /// counts them): how often readers reached MySQL, without timing anything.
 fn shop_loads() -> f64 {
-    cityhub_testkit::metric(cityhub_platform::metrics::CACHE_REBUILDS, &[r#"cache="shops""#.to_owned()])
+    cityhub_testkit::metric(cityhub_platform::metrics::CACHE_REBUILDS, &[r#"cache="shops""#])
 }
 
 /// Reads `ids` 1,000 times at once through the service; returns the names

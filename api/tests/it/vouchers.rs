@@ -117,8 +117,7 @@ async fn a_voucher_page_shows_units_left_from_redis_and_whether_the_caller_holds
 
 /// `cityhub_cache_<counter>{cache="vouchers"}` with `labels`, as this process counted it.
 fn voucher_cache(counter: &str, labels: &[&str]) -> f64 {
-    let mut all = vec![r#"cache="vouchers""#.to_owned()];
-    all.extend(labels.iter().map(|l| l.to_string()));
+    let all = [&[r#"cache="vouchers""#][..], labels].concat();
     cityhub_testkit::metric(&format!("cityhub_cache_{counter}"), &all)
 }
 

@@ -32,8 +32,7 @@ fn order(order_id: OrderId, user_id: UserId, voucher_id: VoucherId) -> OrderMess
 /// `cityhub_accepted_orders_parked_total` over every kind, from this test's
 /// process (each test runs in a process of its own).
 fn parked_after_202() -> f64 {
-    let text = cityhub_platform::metrics::render(&cityhub_core::metrics::install());
-    cityhub_platform::metrics::sample(&text, "cityhub_accepted_orders_parked_total", &[]).unwrap_or(0.0)
+    cityhub_testkit::metric(cityhub_core::metrics::PARKED_ACCEPTED_ORDERS, &[])
 }
 
 /// Makes every insert into `orders` fail with a non-transient error
