@@ -15,6 +15,7 @@ use cityhub_core::seckill::{Class, SeckillError};
 use cityhub_core::shops::ShopError;
 use cityhub_core::signin::SignError;
 use cityhub_core::social::SocialError;
+use cityhub_core::vouchers::claims::ClaimError;
 use cityhub_core::vouchers::VoucherError;
 use cityhub_platform::cache::CacheError;
 use cityhub_platform::outbox::OutboxError;
@@ -160,8 +161,22 @@ impl From<VoucherError> for ApiError {
         match err {
             VoucherError::Invalid { .. } => Self::unprocessable("validation_failed", format!("invalid fields: {err}")),
             VoucherError::UnknownShop(_) => Self::unprocessable("shop_not_found", err.to_string()),
+            VoucherError::NotFound(_) => Self::not_found("voucher_not_found", "no such voucher"),
             VoucherError::Redis(e) => unavailable(Dependency::Redis, &e),
             VoucherError::Db(e) => database(e),
+        }
+    }
+}
+
+impl From<ClaimError> for ApiError {
+    fn from(err: ClaimError) -> Self {
+        match err {
+            ClaimError::UnknownVoucher => Self::not_found("voucher_not_found", "no such voucher"),
+            ClaimError::NotClaimable => Self::conflict("not_claimable", err.to_string()),
+            ClaimError::SoldOut => Self::conflict("sold_out", err.to_string()),
+            ClaimError::Cache(e) => e.into(),
+            ClaimError::Db(e) => database(e),
+            ClaimError::Redis(e) => unavailable(Dependency::Redis, &e),
         }
     }
 }

@@ -42,6 +42,8 @@ pub enum Guarded {
     Follow,
     /// The public shop and voucher reads.
     Reads,
+    /// `POST /vouchers/{id}/claim`.
+    Claims,
 }
 
 impl Guarded {
@@ -53,6 +55,7 @@ impl Guarded {
             Guarded::Payment => "payment",
             Guarded::Follow => "follow",
             Guarded::Reads => "reads",
+            Guarded::Claims => "claims",
         }
     }
 
@@ -64,6 +67,7 @@ impl Guarded {
             Guarded::Payment => &limits.payment,
             Guarded::Follow => &limits.follow,
             Guarded::Reads => &limits.reads,
+            Guarded::Claims => &limits.claims,
         };
         Some(limits.in_force(rules)).filter(|r| !r.is_empty())
     }

@@ -53,6 +53,8 @@ pub struct Settings {
     #[validate(nested)]
     pub social: SocialSettings,
     #[validate(nested)]
+    pub notes: NoteSettings,
+    #[validate(nested)]
     pub worker: WorkerSettings,
     #[validate(nested)]
     pub outbox: OutboxSettings,
@@ -129,6 +131,9 @@ pub struct LimitSettings {
     /// `/shop-types`, `/vouchers/{id}`, `/shops/{id}/vouchers`), one budget:
     /// against crawlers.
     pub reads: Rules,
+    /// `POST /vouchers/{id}/claim`, across coupons: against a shopper
+    /// sweeping coupons up.
+    pub claims: Rules,
 }
 
 impl LimitSettings {
@@ -267,6 +272,35 @@ pub struct ReconcileSettings {
     pub recent_secs: Duration,
 }
 
+/// `[notes]`: notes, their likes, the hot list and the follow feed.
+#[derive(Debug, Clone, Serialize, Deserialize, Validate)]
+#[serde(deny_unknown_fields)]
+pub struct NoteSettings {
+    /// Logical TTL of a note, and of a shop's latest notes, in the Redis
+    /// cache, seconds.
+    #[serde(with = "secs")]
+    #[validate(custom(function = "positive"))]
+    pub cache_ttl_secs: Duration,
+    /// Logical TTL of a page of the hot list (by likes), seconds: its order
+    /// and like counts are this old at most.
+    #[serde(with = "secs")]
+    #[validate(custom(function = "positive"))]
+    pub hot_ttl_secs: Duration,
+    /// Topic of "note published" events (written through the outbox).
+    #[validate(length(min = 1))]
+    pub feed_topic: String,
+    /// Consumer group that pushes published notes into inboxes.
+    #[validate(length(min = 1))]
+    pub feed_group: String,
+    /// Most note ids an inbox (and an author's own list) keeps; older ones
+    /// are trimmed as new ones arrive.
+    #[validate(range(min = 10))]
+    pub inbox_max: u32,
+    /// An author with more followers than this is not pushed: their
+    /// followers pull the author's notes when they read their feed.
+    pub pull_above_followers: u64,
+}
+
 /// `[social]`: the follow flow, its lists and its correction job.
 #[derive(Debug, Clone, Serialize, Deserialize, Validate)]
 #[serde(deny_unknown_fields)]
@@ -287,6 +321,14 @@ pub struct SocialSettings {
     /// Most first pages kept in memory per process.
     #[validate(range(min = 1))]
     pub hot_pages_max: u64,
+    /// A follow list in Redis nobody read for this long expires; its next
+    /// reader rebuilds it from MySQL, seconds.
+    #[serde(with = "secs")]
+    #[validate(custom(function = "positive"))]
+    pub list_ttl_secs: Duration,
+    /// The count correction also compares up to this many members of each
+    /// checked user's two lists with MySQL, and drops a list that drifted.
+    pub list_sample: u32,
     /// How long a user's computed recommendations are kept, seconds.
     #[serde(with = "secs")]
     #[validate(custom(function = "positive"))]

@@ -102,6 +102,16 @@ id! {
     ShopId
 }
 
+id! {
+    /// One unit of an ordinary coupon a shopper claimed.
+    ClaimId
+}
+
+id! {
+    /// A shopper's note about a shop.
+    NoteId
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

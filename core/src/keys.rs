@@ -6,7 +6,7 @@
 
 use cityhub_platform::kv::Keys;
 
-use crate::ids::{OrderId, ShopId, UserId, VoucherId};
+use crate::ids::{NoteId, OrderId, ShopId, UserId, VoucherId};
 
 pub trait CityKeys {
     /// Hash `stock`, `begin_ms`, `end_ms`, `pay_value`: the live seckill state,
@@ -15,6 +15,10 @@ pub trait CityKeys {
     /// Hash user id -> reservation: `<id>` reserved, `<id>:c` confirmed by the
     /// worker, `<id>:r` released (see `seckill::scripts`).
     fn seckill_buyers(&self, voucher_id: VoucherId) -> String;
+    /// String (integer): an ordinary coupon's units left, a gate in front of
+    /// MySQL's `ordinary_vouchers.stock` (the truth); loaded from it by the
+    /// first claim that finds it missing (see `vouchers::claims`).
+    fn coupon_stock(&self, voucher_id: VoucherId) -> String;
     /// Sorted set with a TTL: one subject's recent seckill attempts on a
     /// voucher (`subject` is `user`, `ip` or `global`), the window of
     /// `limits.seckill`, counted by `seckill.lua`.
@@ -45,6 +49,22 @@ pub trait CityKeys {
     /// plus the marker `-` at 0 that says it was built from MySQL (see
     /// `social::lists`). Written by `social_apply.lua`, rebuilt by readers.
     fn follow_list(&self, user_id: UserId, list: &str) -> String;
+    /// Sorted set: who likes a note (member: user id, score: like time in
+    /// ms), plus the marker `-` at 0 that says it was built from MySQL's
+    /// `note_likes`. Written by `note_like.lua` under the note's row lock;
+    /// rebuilt by readers when missing (see `notes`).
+    fn note_likes(&self, note_id: NoteId) -> String;
+    /// Sorted set: a user's feed inbox (member: note id, score: publish
+    /// time in ms), the newest `notes.inbox_max`. Written by the feed
+    /// consumer (see `notes::feed`).
+    fn feed_inbox(&self, user_id: UserId) -> String;
+    /// Sorted set: an author's own notes (member: note id, score: publish
+    /// time in ms), the newest `notes.inbox_max`: what readers pull of an
+    /// author who is not pushed.
+    fn feed_authored(&self, user_id: UserId) -> String;
+    /// Set: the authors whose notes are pulled by their readers instead of
+    /// pushed (more than `notes.pull_above_followers` followers).
+    fn feed_pulled(&self) -> String;
     /// String with a TTL: the lock of whoever rebuilds a follow list.
     fn follow_list_lock(&self, user_id: UserId, list: &str) -> String;
     /// Hash `followers`, `followings`: a user's counts, written by the follow
@@ -107,6 +127,10 @@ impl CityKeys for Keys {
         self.key(format_args!("seckill:{{{voucher_id}}}:buyers"))
     }
 
+    fn coupon_stock(&self, voucher_id: VoucherId) -> String {
+        self.key(format_args!("coupon:{{{voucher_id}}}:stock"))
+    }
+
     fn seckill_limit(&self, voucher_id: VoucherId, subject: &str, value: &str) -> String {
         self.key(format_args!("seckill:{{{voucher_id}}}:limit:{subject}:{value}"))
     }
@@ -141,6 +165,22 @@ impl CityKeys for Keys {
 
     fn follow_list(&self, user_id: UserId, list: &str) -> String {
         self.key(format_args!("social:{{{user_id}}}:{list}"))
+    }
+
+    fn note_likes(&self, note_id: NoteId) -> String {
+        self.key(format_args!("note:{{{note_id}}}:likes"))
+    }
+
+    fn feed_inbox(&self, user_id: UserId) -> String {
+        self.key(format_args!("feed:{{{user_id}}}:inbox"))
+    }
+
+    fn feed_authored(&self, user_id: UserId) -> String {
+        self.key(format_args!("feed:{{{user_id}}}:notes"))
+    }
+
+    fn feed_pulled(&self) -> String {
+        self.key(format_args!("feed:pulled"))
     }
 
     fn follow_list_lock(&self, user_id: UserId, list: &str) -> String {

@@ -2,11 +2,13 @@
 //! `cityhub-platform` (which never depends on this crate).
 //!
 //! - [`config`]: the whole configuration, defaults written once.
-//! - [`ids`]: the typed ids ([`UserId`], [`VoucherId`], [`OrderId`], [`ShopId`]).
+//! - [`ids`]: the typed ids ([`UserId`], [`VoucherId`], [`OrderId`],
+//!   [`ShopId`], [`ClaimId`], [`NoteId`]).
 //! - [`kv`], [`keys`]: the Redis handle with every business script loaded,
 //!   and every business key.
 //! - [`auth`]: phone-code login, lockouts, sessions, roles.
-//! - [`vouchers`]: seckill vouchers, their rules and cached details.
+//! - [`vouchers`]: seckill vouchers and ordinary coupons, their rules,
+//!   cached details and claims.
 //! - [`seckill`]: one request's decision, its [`Outcome`](seckill::Outcome)
 //!   vocabulary and its Lua scripts.
 //! - [`orders`]: the order message, status, read model, idempotent writer
@@ -18,6 +20,8 @@
 //!   GEO indexes, admin writes, unique visitors.
 //! - [`social`]: follows, blocks, the follow consumer's projection, lists,
 //!   friends, recommendations and count correction.
+//! - [`notes`]: notes about shops, their likes, the hot list and the
+//!   follow feed (push to inboxes, pull for big authors).
 //! - [`signin`]: daily sign-in on a per-user, per-month BITMAP.
 //! - [`metrics`]: the names of the business metrics.
 //! - [`services`]: the composition root: every service built once from the
@@ -30,6 +34,7 @@ pub mod ids;
 pub mod keys;
 pub mod kv;
 pub mod metrics;
+pub mod notes;
 pub mod orders;
 pub mod payments;
 pub mod reconcile;
@@ -40,7 +45,7 @@ pub mod signin;
 pub mod social;
 pub mod vouchers;
 
-pub use ids::{OrderId, ShopId, UserId, VoucherId};
+pub use ids::{ClaimId, NoteId, OrderId, ShopId, UserId, VoucherId};
 pub use services::{connect_redis, Services};
 
 #[cfg(test)]

@@ -22,6 +22,8 @@ pub const VOUCHER_ID_BOUND_READS: &str = "cityhub_voucher_id_bound_reads_total";
 pub const STOCK_RELEASES: &str = "cityhub_stock_releases_total";
 pub const FOLLOW_EVENTS: &str = "cityhub_follow_events_total";
 pub const FOLLOW_COUNTS_FIXED: &str = "cityhub_follow_counts_fixed_total";
+pub const FOLLOW_LISTS_DROPPED: &str = "cityhub_follow_lists_dropped_total";
+pub const FEED_EVENTS: &str = "cityhub_feed_events_total";
 pub const SHOP_VISITS_DROPPED: &str = "cityhub_shop_visits_dropped_total";
 
 /// Installs the recorder (once per process) and describes every family,
@@ -55,6 +57,8 @@ pub fn install() -> PrometheusHandle {
     describe_counter!(STOCK_RELEASES, "Stock-release events applied to Redis, by result.");
     describe_counter!(FOLLOW_EVENTS, "Follow events the consumer applied, by result: changed, stale, duplicate.");
     describe_counter!(FOLLOW_COUNTS_FIXED, "Follow counts the correction job repaired, by store: mysql, redis.");
+    describe_counter!(FOLLOW_LISTS_DROPPED, "Follow lists in Redis the correction job found drifted and dropped.");
+    describe_counter!(FEED_EVENTS, "Published notes the feed consumer handled, by result: pushed, pulled.");
     describe_counter!(SHOP_VISITS_DROPPED, "Shop visits not counted as unique visitors because the queue was full.");
     handle
 }

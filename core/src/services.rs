@@ -22,6 +22,8 @@ use tokio::sync::mpsc::Receiver;
 use crate::auth::Auth;
 use crate::config::{ConfigError, Settings};
 use crate::kv::Kv;
+use crate::notes::feed::Feed;
+use crate::notes::Notes;
 use crate::orders::lifecycle::Lifecycle;
 use crate::payments::{Payments, Provider};
 use crate::reconcile::Reconciler;
@@ -38,9 +40,10 @@ pub async fn connect_redis(settings: &cityhub_platform::config::RedisSettings) -
     let scripts: Vec<&redis::Script> = crate::seckill::scripts::all()
         .into_iter()
         .chain(crate::auth::guard::scripts())
-        .chain([crate::shops::geo::script(), crate::social::projection::script()])
+        .chain([crate::shops::geo::script(), crate::social::projection::script(), crate::vouchers::claims::script()])
         .chain(crate::social::lists::scripts())
         .chain(crate::auth::scripts())
+        .chain(crate::notes::scripts())
         .collect();
     Kv::connect(settings, &scripts).await
 }
@@ -56,6 +59,8 @@ pub struct Services {
     pub vouchers: Vouchers,
     pub shops: Shops,
     pub social: Social,
+    pub notes: Notes,
+    pub feed: Feed,
     pub signins: SignIns,
     pub lifecycle: Lifecycle,
     /// The shop-visit queue, for the one recorder of the process.
@@ -78,6 +83,8 @@ impl Services {
         let vouchers = Vouchers::new(db.clone(), kv.clone(), &caches, &settings.vouchers);
         let (shops, visits) = Shops::new(db.clone(), kv.clone(), &caches, &settings.cache, &settings.shops);
         let social = Social::new(db.clone(), kv.clone(), &settings.social, &settings.cache);
+        let notes = Notes::new(db.clone(), kv.clone(), &caches, &settings.notes);
+        let feed = Feed::new(db.clone(), kv.clone(), social.clone(), &settings.notes);
         let lifecycle = Lifecycle::new(db.clone(), kv.clone(), &settings.orders);
         let signins = SignIns::new(kv.clone());
         Self {
@@ -89,6 +96,8 @@ impl Services {
             vouchers,
             shops,
             social,
+            notes,
+            feed,
             signins,
             lifecycle,
             visits: Arc::new(Mutex::new(Some(visits))),

@@ -73,6 +73,7 @@ impl Worker {
         jobs.spawn(order_close::CloseJob::new(services));
         jobs.spawn(reconciler::ReconcileJob::start(services, mq).await?);
         jobs.spawn(follow_events::FollowJob::start(settings, mq, db.clone(), kv.clone()).await?);
+        jobs.spawn(feed_push::FeedJob::start(settings, mq, db.clone(), services.feed.clone()).await?);
         jobs.spawn(refunds::RefundJob::new(services)?);
         jobs.spawn(follow_counts::CountJob::new(settings, db, kv));
         jobs.spawn(shop_bloom::BloomJob::new(services));

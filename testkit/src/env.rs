@@ -60,6 +60,8 @@ impl TestEnv {
         settings.orders.release_group = format!("cityhub_release_t{id}");
         settings.social.follow_topic = format!("cityhub_follow_t{id}");
         settings.social.follow_group = format!("cityhub_follow_t{id}");
+        settings.notes.feed_topic = format!("cityhub_feed_t{id}");
+        settings.notes.feed_group = format!("cityhub_feed_t{id}");
         // Tests fire many requests from one address on purpose; the limit
         // tests turn limits back on.
         settings.limits.enabled = false;

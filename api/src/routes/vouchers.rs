@@ -1,15 +1,22 @@
 //! `POST /admin/vouchers` (create a seckill voucher),
+//! `POST /admin/vouchers/ordinary` (create an ordinary coupon),
+//! `PUT /admin/vouchers/{id}` (change a voucher's text),
 //! `GET /vouchers/{id}` (its page: details and units left),
-//! `GET /shops/{id}/vouchers` (a shop's vouchers, each so) and
-//! `POST /vouchers/{id}/seckill` (try to win one).
+//! `GET /shops/{id}/vouchers` (a shop's vouchers, each so),
+//! `POST /vouchers/{id}/seckill` (try to win one),
+//! `POST /vouchers/{id}/claim` (claim a unit of an ordinary coupon) and
+//! `GET /users/me/vouchers` (the caller's claimed units).
 
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::Json;
 use chrono::{DateTime, Utc};
 use cityhub_core::seckill::page::{self, VoucherPage};
-use cityhub_core::vouchers::{NewSeckillVoucher, SeckillVoucher};
-use cityhub_core::{ShopId, VoucherId};
+use cityhub_core::vouchers::claims::Claim;
+use cityhub_core::vouchers::{
+    NewOrdinaryVoucher, NewSeckillVoucher, OrdinaryVoucher, SeckillVoucher, VoucherKind, VoucherText,
+};
+use cityhub_core::{ClaimId, ShopId, VoucherId};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
@@ -18,14 +25,18 @@ use validator::Validate;
 
 use crate::error::doc::{AuthErrors, InputErrors};
 use crate::error::{ApiError, ErrorBody};
-use crate::extract::{Admin, ClientIp, CurrentUser, MaybeUser, PathId, ValidJson};
+use crate::extract::{Admin, ClientIp, CurrentUser, MaybeUser, PathId, ValidJson, ValidQuery};
 use crate::limits::{limited, Guarded};
 use crate::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(create))
+        .routes(routes!(create_ordinary))
+        .routes(routes!(update))
         .routes(routes!(seckill))
+        .routes(routes!(mine))
+        .merge(OpenApiRouter::new().routes(routes!(claim)).route_layer(limited(Guarded::Claims)))
         .merge(OpenApiRouter::new().routes(routes!(show)).routes(routes!(of_shop)).route_layer(limited(Guarded::Reads)))
 }
 
@@ -34,15 +45,22 @@ pub fn router() -> OpenApiRouter<AppState> {
 pub struct VoucherView {
     pub id: String,
     pub shop_id: String,
+    /// `seckill` (a sale window, one per shopper) or `ordinary` (claimed).
+    #[schema(value_type = String, example = "seckill")]
+    pub kind: VoucherKind,
     pub title: String,
+    pub sub_title: String,
+    pub rules: String,
     pub pay_value: u64,
     pub actual_value: u64,
-    pub begin_time: DateTime<Utc>,
-    pub end_time: DateTime<Utc>,
+    /// A seckill voucher's sale window; `null` for an ordinary coupon.
+    pub begin_time: Option<DateTime<Utc>>,
+    pub end_time: Option<DateTime<Utc>>,
     /// Units left as Redis says at this moment; `null` while the sale has no
     /// state in Redis (it is being rebuilt).
     pub stock_left: Option<i64>,
-    /// Whether the caller holds a unit; `null` without a session.
+    /// Whether the caller holds a unit of a seckill voucher; `null` without
+    /// a session and for an ordinary coupon (see `GET /users/me/vouchers`).
     pub held: Option<bool>,
 }
 
@@ -53,11 +71,14 @@ impl From<VoucherPage> for VoucherView {
         Self {
             id: d.id.to_string(),
             shop_id: d.shop_id.to_string(),
+            kind: d.kind,
             title: d.title.clone(),
+            sub_title: d.sub_title.clone(),
+            rules: d.rules.clone(),
             pay_value: d.pay_value,
             actual_value: d.actual_value,
-            begin_time: at(d.begin_ms),
-            end_time: at(d.end_ms),
+            begin_time: d.sale.map(|s| at(s.begin_ms)),
+            end_time: d.sale.map(|s| at(s.end_ms)),
             stock_left: p.stock_left,
             held: p.held,
         }
@@ -242,4 +263,218 @@ async fn seckill(
     let request_id = headers.get(crate::REQUEST_ID).and_then(|v| v.to_str().ok()).map(str::to_owned);
     let accepted = state.seckill.attempt(user.user_id, id, ip, request_id).await?;
     Ok((StatusCode::ACCEPTED, Json(SeckillAccepted { order_id: accepted.order_id.to_string(), status: "queued" })))
+}
+
+/// An ordinary coupon. Money in cents. Field ranges are checked here; the
+/// coupon rules by `NewOrdinaryVoucher::check` in core.
+#[derive(Debug, Deserialize, Validate, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateOrdinaryVoucher {
+    #[validate(range(min = 1, max = 9_007_199_254_740_991_u64))]
+    #[schema(minimum = 1, maximum = 9_007_199_254_740_991_u64)]
+    pub shop_id: u64,
+    #[validate(length(min = 1, max = 255))]
+    #[schema(min_length = 1, max_length = 255)]
+    pub title: String,
+    #[serde(default)]
+    #[validate(length(max = 255))]
+    #[schema(max_length = 255)]
+    pub sub_title: String,
+    #[serde(default)]
+    #[validate(length(max = 1024))]
+    #[schema(max_length = 1024)]
+    pub rules: String,
+    /// Cents; at most `actual_value`.
+    #[validate(range(min = 1, max = 1_000_000_000_u64))]
+    #[schema(minimum = 1, maximum = 1_000_000_000_u64)]
+    pub pay_value: u64,
+    /// Cents.
+    #[validate(range(min = 1, max = 1_000_000_000_u64))]
+    #[schema(minimum = 1, maximum = 1_000_000_000_u64)]
+    pub actual_value: u64,
+    #[validate(range(min = 1, max = 10_000_000_u32))]
+    #[schema(minimum = 1, maximum = 10_000_000)]
+    pub stock: u32,
+}
+
+/// A voucher's text: what an admin may change once it exists.
+#[derive(Debug, Deserialize, Validate, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TextFields {
+    #[validate(length(min = 1, max = 255))]
+    #[schema(min_length = 1, max_length = 255)]
+    pub title: String,
+    #[serde(default)]
+    #[validate(length(max = 255))]
+    #[schema(max_length = 255)]
+    pub sub_title: String,
+    #[serde(default)]
+    #[validate(length(max = 1024))]
+    #[schema(max_length = 1024)]
+    pub rules: String,
+}
+
+impl From<TextFields> for VoucherText {
+    fn from(t: TextFields) -> Self {
+        Self { title: t.title, sub_title: t.sub_title, rules: t.rules }
+    }
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct OrdinaryVoucherResponse {
+    pub id: String,
+    pub shop_id: String,
+    pub title: String,
+    pub sub_title: String,
+    pub rules: String,
+    pub pay_value: u64,
+    pub actual_value: u64,
+    pub stock: u32,
+}
+
+impl From<OrdinaryVoucher> for OrdinaryVoucherResponse {
+    fn from(OrdinaryVoucher { id, spec: v }: OrdinaryVoucher) -> Self {
+        Self {
+            id: id.to_string(),
+            shop_id: v.shop_id.to_string(),
+            title: v.title,
+            sub_title: v.sub_title,
+            rules: v.rules,
+            pay_value: v.pay_value,
+            actual_value: v.actual_value,
+            stock: v.stock,
+        }
+    }
+}
+
+/// Creates an ordinary coupon: no sale window, claimed by shoppers while
+/// units last (`POST /vouchers/{id}/claim`).
+#[utoipa::path(post, path = "/admin/vouchers/ordinary", tag = "vouchers", request_body = CreateOrdinaryVoucher,
+    security(("bearer" = [])),
+    responses((status = 201, description = "Created", body = OrdinaryVoucherResponse), AuthErrors,
+        (status = 403, description = "Not an admin (`forbidden`)", body = ErrorBody), InputErrors))]
+#[tracing::instrument(skip_all)]
+async fn create_ordinary(
+    _: Admin,
+    State(state): State<AppState>,
+    ValidJson(req): ValidJson<CreateOrdinaryVoucher>,
+) -> Result<(StatusCode, Json<OrdinaryVoucherResponse>), ApiError> {
+    let created = state
+        .vouchers
+        .create_ordinary(NewOrdinaryVoucher {
+            shop_id: ShopId(req.shop_id),
+            title: req.title,
+            sub_title: req.sub_title,
+            rules: req.rules,
+            pay_value: req.pay_value,
+            actual_value: req.actual_value,
+            stock: req.stock,
+        })
+        .await?;
+    tracing::info!(voucher_id = %created.id, stock = created.spec.stock, "ordinary voucher created");
+    Ok((StatusCode::CREATED, Json(created.into())))
+}
+
+/// Changes a voucher's text (title, sub-title, rules); prices, stock and the
+/// sale window are fixed at creation. Every API instance serves the change
+/// as soon as the cache's invalidation message arrives (at the latest after
+/// `cache.l1_ttl_ms`).
+#[utoipa::path(put, path = "/admin/vouchers/{id}", tag = "vouchers", request_body = TextFields,
+    security(("bearer" = [])),
+    params(("id" = u64, Path, minimum = 1, description = "Voucher id")),
+    responses((status = 204, description = "Changed"), AuthErrors,
+        (status = 403, description = "Not an admin (`forbidden`)", body = ErrorBody),
+        (status = 404, description = "No such voucher (`voucher_not_found`)", body = ErrorBody), InputErrors))]
+#[tracing::instrument(skip_all, fields(voucher_id = %id))]
+async fn update(
+    _: Admin,
+    PathId(id): PathId<VoucherId>,
+    State(state): State<AppState>,
+    ValidJson(req): ValidJson<TextFields>,
+) -> Result<StatusCode, ApiError> {
+    state.vouchers.update_text(id, req.into()).await?;
+    tracing::info!(voucher_id = %id, "voucher text changed");
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// A claimed unit of an ordinary coupon. Money in cents.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ClaimView {
+    /// The claim's id.
+    pub id: String,
+    pub voucher_id: String,
+    pub title: String,
+    pub pay_value: u64,
+    pub actual_value: u64,
+    pub claimed_at: DateTime<Utc>,
+}
+
+impl From<Claim> for ClaimView {
+    fn from(c: Claim) -> Self {
+        Self {
+            id: c.id.to_string(),
+            voucher_id: c.voucher_id.to_string(),
+            title: c.title,
+            pay_value: c.pay_value,
+            actual_value: c.actual_value,
+            claimed_at: c.claimed_at,
+        }
+    }
+}
+
+/// Claims one unit of an ordinary coupon. A shopper may claim again, as
+/// often as `limits.claims` allows, while units last.
+#[utoipa::path(post, path = "/vouchers/{id}/claim", tag = "vouchers", security(("bearer" = [])),
+    params(("id" = u64, Path, minimum = 1, description = "Voucher id")),
+    responses(
+        (status = 201, description = "Claimed", body = ClaimView),
+        (status = 400, description = "Malformed id (`invalid_path`)", body = ErrorBody),
+        AuthErrors,
+        (status = 404, description = "No such voucher (`voucher_not_found`)", body = ErrorBody),
+        (status = 409, description = "`sold_out`, or `not_claimable` (a seckill voucher)", body = ErrorBody),
+        (status = 429, description = "Over `limits.claims` (`rate_limited`); nothing was claimed", body = ErrorBody),
+        (status = 503, description = "A dependency is unavailable; nothing was claimed", body = ErrorBody)))]
+#[tracing::instrument(skip_all, fields(voucher_id = %id, user_id = %user.user_id))]
+async fn claim(
+    CurrentUser(user): CurrentUser,
+    PathId(id): PathId<VoucherId>,
+    State(state): State<AppState>,
+) -> Result<(StatusCode, Json<ClaimView>), ApiError> {
+    let claimed = state.vouchers.claim(user.user_id, id).await?;
+    Ok((StatusCode::CREATED, Json(claimed.into())))
+}
+
+/// A page of `GET /users/me/vouchers`.
+#[derive(Debug, Deserialize, Validate, utoipa::IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct MineQuery {
+    /// Claims with an id below this one (the last `id` of the previous page).
+    #[validate(range(min = 1))]
+    #[param(minimum = 1)]
+    pub before: Option<u64>,
+    /// At most this many claims (default 20).
+    #[validate(range(min = 1, max = 100))]
+    #[param(minimum = 1, maximum = 100)]
+    pub limit: Option<u32>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct MyVouchers {
+    /// Newest first.
+    pub claims: Vec<ClaimView>,
+}
+
+/// The caller's claimed units of ordinary coupons, newest first. (Seckill
+/// units are orders: `GET /orders`.)
+#[utoipa::path(get, path = "/users/me/vouchers", tag = "vouchers", security(("bearer" = [])), params(MineQuery),
+    responses((status = 200, description = "The caller's claims", body = MyVouchers), AuthErrors, InputErrors))]
+#[tracing::instrument(skip_all, fields(user_id = %user.user_id))]
+async fn mine(
+    CurrentUser(user): CurrentUser,
+    State(state): State<AppState>,
+    ValidQuery(q): ValidQuery<MineQuery>,
+) -> Result<Json<MyVouchers>, ApiError> {
+    let claims = state.vouchers.claims_of(user.user_id, q.before.map(ClaimId), q.limit.unwrap_or(20)).await?;
+    Ok(Json(MyVouchers { claims: claims.into_iter().map(Into::into).collect() }))
 }

@@ -197,3 +197,203 @@ async fn a_shops_vouchers_are_listed_with_their_units_left_and_a_new_one_joins_a
     assert_eq!(other["vouchers"], json!([]), "a shop without vouchers");
     app.shutdown().await;
 }
+
+/// An admin changes a voucher's text: both API instances serve the change as
+/// soon as the invalidation message arrives (their L1 alone would keep the
+/// old text for ten minutes); prices stay as they were; bad changes are
+/// refused and change nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_admin_change_of_a_voucher_reaches_every_instance_at_once() {
+    let app = TestApp::spawn_with(crate::app::Options { worker: false }, |s| {
+        s.cache.l1_ttl_ms = std::time::Duration::from_secs(600);
+    })
+    .await;
+    let second = app.second_instance().await;
+    let voucher = app.on_sale(5).await;
+    let path = format!("/vouchers/{voucher}");
+    for base in [&app.base, &second.base] {
+        assert_eq!(app.get_at(base, &path, None).await.1["title"], "50 off");
+    }
+
+    let change = json!({ "title": "Half price", "sub_title": "weekdays", "rules": "one per table" });
+    let admin_path = format!("/admin/vouchers/{voucher}");
+    let (status, body) = app.admin_send(reqwest::Method::PUT, &admin_path, &change).await;
+    assert_eq!(status, 204, "{body}");
+    for base in [&app.base, &second.base] {
+        let fresh = cityhub_testkit::eventually(std::time::Duration::from_secs(1), || async {
+            app.get_at(base, &path, None).await.1["title"] == "Half price"
+        })
+        .await;
+        assert!(fresh, "{base} still serves the old title");
+        let (_, page) = app.get_at(base, &path, None).await;
+        assert_eq!((page["sub_title"].as_str(), page["rules"].as_str()), (Some("weekdays"), Some("one per table")));
+        assert_eq!((page["pay_value"].as_u64(), page["stock_left"].as_i64()), (Some(5000), Some(5)), "{page}");
+    }
+
+    for (path, body, status) in [
+        (admin_path.clone(), json!({ "title": "" }), 422),
+        (admin_path.clone(), json!({ "title": "x", "pay_value": 1 }), 422),
+        ("/admin/vouchers/987654".to_owned(), json!({ "title": "x" }), 404),
+        ("/admin/vouchers/abc".to_owned(), json!({ "title": "x" }), 400),
+    ] {
+        let (got, err) = app.admin_send(reqwest::Method::PUT, &path, &body).await;
+        assert_eq!(got, status, "{path} {body}: {err}");
+        assert!(err["code"].is_string() && err["message"].is_string(), "{err}");
+    }
+    let (_, shopper) = app.users(1).await.pop().unwrap();
+    let r = app.http.put(app.url(&admin_path)).bearer_auth(&shopper).json(&change).send().await.unwrap();
+    assert_eq!(r.status(), 403);
+    let title: String =
+        sqlx::query_scalar("SELECT title FROM vouchers WHERE id = ?").bind(voucher).fetch_one(&app.db).await.unwrap();
+    assert_eq!(title, "Half price", "no refused change was written");
+    second.shutdown().await;
+    app.shutdown().await;
+}
+
+/// With the invalidation message lost (an instance that does not listen),
+/// that instance serves the old text from L1 until L1's TTL ends, and the
+/// change after it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_the_invalidation_lost_a_voucher_change_shows_within_the_l1_ttl() {
+    let app = TestApp::spawn_without_worker().await;
+    let voucher = app.on_sale(5).await;
+    let mut settings = app.env.settings.clone();
+    settings.cache.l1_ttl_ms = std::time::Duration::from_millis(1500);
+    // Its own caches and no invalidation listener: every message is lost to it.
+    let deaf = cityhub_core::Services::on(&settings, app.db.clone(), app.kv.clone());
+    let title = |deaf: cityhub_core::Services| async move {
+        deaf.vouchers.details(voucher).await.unwrap().unwrap().title.clone()
+    };
+    assert_eq!(title(deaf.clone()).await, "50 off");
+    let read_at = std::time::Instant::now();
+
+    let change = json!({ "title": "Changed" });
+    let (status, _) = app.admin_send(reqwest::Method::PUT, &format!("/admin/vouchers/{voucher}"), &change).await;
+    assert_eq!(status, 204);
+    assert_eq!(app.get_at(&app.base, &format!("/vouchers/{voucher}"), None).await.1["title"], "Changed");
+    if read_at.elapsed() < std::time::Duration::from_millis(1200) {
+        assert_eq!(title(deaf.clone()).await, "50 off", "the deaf instance's L1 still holds the old text");
+    }
+    let changed = cityhub_testkit::eventually(std::time::Duration::from_millis(2500), || {
+        let deaf = deaf.clone();
+        async move { title(deaf).await == "Changed" }
+    })
+    .await;
+    assert!(changed, "the change did not show within the L1 TTL");
+    assert!(read_at.elapsed() >= std::time::Duration::from_millis(1400), "L1 kept the old text until its TTL ended");
+    app.shutdown().await;
+}
+
+fn coupon(shop: ShopId, stock: u32) -> Value {
+    json!({ "shop_id": shop, "title": "5 off", "pay_value": 500, "actual_value": 1000, "stock": stock })
+}
+
+async fn create_coupon(app: &TestApp, stock: u32) -> VoucherId {
+    let (status, created) =
+        app.admin_send(reqwest::Method::POST, "/admin/vouchers/ordinary", &coupon(app.shop().await, stock)).await;
+    assert_eq!(status, 201, "{created}");
+    created["id"].as_str().unwrap().parse().unwrap()
+}
+
+async fn claim(app: &TestApp, token: &str, voucher: impl std::fmt::Display) -> (u16, Value) {
+    let r = app.http.post(app.url(&format!("/vouchers/{voucher}/claim"))).bearer_auth(token).send().await.unwrap();
+    (r.status().as_u16(), r.json().await.unwrap_or(Value::Null))
+}
+
+/// `(MySQL stock, Redis counter, claim rows)` of a coupon.
+async fn coupon_state(app: &TestApp, voucher: VoucherId) -> (i64, Option<i64>, i64) {
+    let stock: i64 = sqlx::query_scalar("SELECT stock FROM ordinary_vouchers WHERE voucher_id = ?")
+        .bind(voucher)
+        .fetch_one(&app.db)
+        .await
+        .unwrap();
+    let counter: Option<i64> = app.kv.conn().get(app.kv.keys.coupon_stock(voucher)).await.unwrap();
+    let claims: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM voucher_claims WHERE voucher_id = ?")
+        .bind(voucher)
+        .fetch_one(&app.db)
+        .await
+        .unwrap();
+    (stock, counter, claims)
+}
+
+/// Ordinary coupons: a shopper claims again and again until the per-user
+/// window refuses (429, nothing taken); the units run out (409); the
+/// claims are listed newest first; a seckill voucher is not claimable.
+#[tokio::test]
+async fn a_coupon_is_claimed_within_the_users_window_and_its_units() {
+    let app = TestApp::spawn_with(crate::app::Options { worker: false }, |s| {
+        s.limits.enabled = true;
+        s.limits.claims = "user: 2 per 60s".parse().unwrap();
+    })
+    .await;
+    let voucher = create_coupon(&app, 3).await;
+    let users = app.users(4).await;
+    let (_, page) = app.get_at(&app.base, &format!("/vouchers/{voucher}"), Some(&users[0].1)).await;
+    assert_eq!(
+        (page["kind"].as_str(), page["begin_time"].is_null(), page["held"].is_null()),
+        (Some("ordinary"), true, true)
+    );
+
+    let (status, first) = claim(&app, &users[0].1, voucher).await;
+    assert_eq!(status, 201, "{first}");
+    assert_eq!((first["voucher_id"].as_str(), first["pay_value"].as_u64()), (Some(&*voucher.to_string()), Some(500)));
+    assert_eq!(claim(&app, &users[0].1, voucher).await.0, 201, "a coupon may be claimed again");
+    assert_eq!(coupon_state(&app, voucher).await, (1, Some(1), 2));
+
+    let (status, refused) = claim(&app, &users[0].1, voucher).await;
+    assert_eq!((status, refused["code"].as_str()), (429, Some("rate_limited")), "{refused}");
+    assert_eq!(coupon_state(&app, voucher).await, (1, Some(1), 2), "a refused claim changes nothing");
+
+    assert_eq!(claim(&app, &users[1].1, voucher).await.0, 201);
+    let (status, body) = claim(&app, &users[2].1, voucher).await;
+    assert_eq!((status, body["code"].as_str()), (409, Some("sold_out")), "{body}");
+    assert_eq!(coupon_state(&app, voucher).await, (0, Some(0), 3));
+    let (_, page) = app.get_at(&app.base, &format!("/vouchers/{voucher}"), None).await;
+    assert_eq!(page["stock_left"], 0);
+
+    let r = app.http.get(app.url("/users/me/vouchers")).bearer_auth(&users[0].1).send().await.unwrap();
+    let mine: Value = r.json().await.unwrap();
+    let ids: Vec<&str> = mine["claims"].as_array().unwrap().iter().map(|c| c["id"].as_str().unwrap()).collect();
+    assert_eq!(ids.len(), 2, "{mine}");
+    assert!(ids[0].parse::<u64>().unwrap() > ids[1].parse::<u64>().unwrap(), "newest first: {mine}");
+    let r = app.http.get(app.url(&format!("/users/me/vouchers?before={}", ids[0]))).bearer_auth(&users[0].1);
+    let older: Value = r.send().await.unwrap().json().await.unwrap();
+    assert_eq!(older["claims"][0]["id"].as_str(), Some(ids[1]), "{older}");
+
+    let seckill = app.on_sale(5).await;
+    let (status, body) = claim(&app, &users[2].1, seckill).await;
+    assert_eq!((status, body["code"].as_str()), (409, Some("not_claimable")), "{body}");
+    assert_eq!(app.redis_stock(seckill).await, 5);
+    let (status, body) = app.seckill(&users[2].1, voucher).await;
+    assert_eq!((status, body["code"].as_str()), (404, Some("voucher_not_found")), "a coupon is not sold by seckill");
+    for (path, status) in [("/vouchers/987654/claim", 404), ("/vouchers/x/claim", 400)] {
+        let r = app.http.post(app.url(path)).bearer_auth(&users[3].1).send().await.unwrap();
+        assert_eq!(r.status().as_u16(), status, "{path}");
+    }
+    let r = app.http.post(app.url(&format!("/vouchers/{voucher}/claim"))).send().await.unwrap();
+    assert_eq!(r.status(), 401);
+    for (query, status) in
+        [("limit=0", 422), ("limit=101", 422), ("before=0", 422), ("before=x", 400), ("other=1", 400)]
+    {
+        let r = app.http.get(app.url(&format!("/users/me/vouchers?{query}"))).bearer_auth(&users[0].1);
+        assert_eq!(r.send().await.unwrap().status(), status, "{query}");
+    }
+    app.shutdown().await;
+}
+
+/// Forty shoppers claim a five-unit coupon at once, and Redis loses its
+/// counter halfway: exactly five claims win, MySQL's stock and rows agree.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_claims_never_take_more_than_the_stock_even_when_redis_loses_the_counter() {
+    let app = TestApp::spawn_with(crate::app::Options { worker: false }, |s| s.limits.enabled = false).await;
+    let voucher = create_coupon(&app, 5).await;
+    let users = app.users(40).await;
+    assert_eq!(claim(&app, &users[0].1, voucher).await.0, 201);
+    let _: () = app.kv.conn().del(app.kv.keys.coupon_stock(voucher)).await.unwrap();
+    let answers = futures::future::join_all(users[1..].iter().map(|(_, t)| claim(&app, t, voucher))).await;
+    let won = answers.iter().filter(|(s, _)| *s == 201).count();
+    assert!(answers.iter().all(|(s, b)| *s == 201 || (*s == 409 && b["code"] == "sold_out")), "{answers:?}");
+    assert_eq!(won, 4, "{answers:?}");
+    assert_eq!(coupon_state(&app, voucher).await, (0, Some(0), 5));
+    app.shutdown().await;
+}

@@ -286,11 +286,13 @@ const REVOKE_RETRIES: u32 = 30;
 /// Why Redis has no current keys for a voucher MySQL knows: its sale has
 /// not begun or has ended, or the sale is on and Redis lost the keys (or
 /// holds an older copy): paused until the reconciler rebuilds them.
+/// An ordinary coupon has no seckill keys: it is not sold here.
 fn without_keys(details: &VoucherDetails) -> Outcome {
+    let Some(sale) = details.sale else { return Outcome::UnknownVoucher };
     let now = cityhub_platform::now_ms() as i64;
-    if now < details.begin_ms {
+    if now < sale.begin_ms {
         Outcome::NotStarted
-    } else if now >= details.end_ms {
+    } else if now >= sale.end_ms {
         Outcome::Ended
     } else {
         Outcome::SalePaused

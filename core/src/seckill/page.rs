@@ -4,6 +4,10 @@
 //! whether the viewer holds one. Stock is read on every view, never cached:
 //! it changes every millisecond of a sale.
 //!
+//! An ordinary coupon shows its Redis counter's units left (`None` until
+//! its first claim loads it) and no `held`: a shopper may hold many units,
+//! listed by `GET /users/me/vouchers`.
+//!
 //! The read is a display, not a decision: while a voucher's sale is paused
 //! (Redis lost or replaced its keys) it shows what Redis holds, and only the
 //! seckill script decides a purchase.
@@ -15,7 +19,7 @@ use cityhub_platform::cache::CacheError;
 use super::scripts::BuyerEntry;
 use crate::ids::{ShopId, UserId, VoucherId};
 use crate::kv::{CityKeys, Kv};
-use crate::vouchers::{VoucherDetails, Vouchers};
+use crate::vouchers::{VoucherDetails, VoucherKind, Vouchers};
 
 /// One voucher's page.
 #[derive(Debug, Clone)]
@@ -23,8 +27,8 @@ pub struct VoucherPage {
     pub details: Arc<VoucherDetails>,
     /// Units left as Redis says now; `None` while the sale has no keys.
     pub stock_left: Option<i64>,
-    /// Whether the viewer holds a unit (reserved or confirmed); `None` for
-    /// an anonymous viewer.
+    /// Whether the viewer holds a unit of a seckill voucher (reserved or
+    /// confirmed); `None` for an anonymous viewer and an ordinary coupon.
     pub held: Option<bool>,
 }
 
@@ -75,24 +79,30 @@ async fn now(
     if details.is_empty() {
         return Ok(Vec::new());
     }
+    // Per voucher: its units left, then for a seckill voucher with a viewer
+    // the viewer's entry.
+    let asks_entry = |d: &VoucherDetails| d.kind == VoucherKind::Seckill && viewer.is_some();
     let mut pipe = redis::pipe();
     for d in &details {
-        pipe.hget(kv.keys.seckill_voucher(d.id), "stock");
-        if let Some(user) = viewer {
+        match d.kind {
+            VoucherKind::Seckill => pipe.hget(kv.keys.seckill_voucher(d.id), "stock"),
+            VoucherKind::Ordinary => pipe.get(kv.keys.coupon_stock(d.id)),
+        };
+        if let (true, Some(user)) = (asks_entry(d), viewer) {
             pipe.hget(kv.keys.seckill_buyers(d.id), user);
         }
     }
     let values: Vec<redis::Value> = pipe.query_async(&mut kv.conn()).await?;
-    let per = if viewer.is_some() { 2 } else { 1 };
+    let mut values = values.iter();
     let mut pages = Vec::with_capacity(details.len());
-    for (details, answer) in details.into_iter().zip(values.chunks(per)) {
-        let stock_left: Option<i64> = redis::from_redis_value_ref(&answer[0])?;
-        let held = match answer.get(1) {
-            Some(entry) => {
-                let entry: Option<String> = redis::from_redis_value_ref(entry)?;
-                Some(entry.as_deref().and_then(BuyerEntry::parse).and_then(BuyerEntry::live_order).is_some())
-            }
-            None => None,
+    let short = || redis::RedisError::from((redis::ErrorKind::Parse, "short pipeline answer"));
+    for details in details {
+        let stock_left: Option<i64> = redis::from_redis_value_ref(values.next().ok_or_else(short)?)?;
+        let held = if asks_entry(&details) {
+            let entry: Option<String> = redis::from_redis_value_ref(values.next().ok_or_else(short)?)?;
+            Some(entry.as_deref().and_then(BuyerEntry::parse).and_then(BuyerEntry::live_order).is_some())
+        } else {
+            None
         };
         pages.push(VoucherPage { details, stock_left, held });
     }

@@ -1,11 +1,16 @@
-//! Seckill vouchers: their rules ([`NewSeckillVoucher::check`]), creation
-//! (MySQL plus the Redis preload, as one step) and their details, read
-//! through the shared two-level cache (the seckill path reads them there,
-//! never from MySQL while L1 or Redis holds them).
+//! Vouchers of both kinds: seckill vouchers (a sale window, one per user,
+//! bought through the seckill path) and ordinary coupons (claimed any time,
+//! see [`claims`]). Their rules ([`NewSeckillVoucher::check`],
+//! [`NewOrdinaryVoucher::check`]), creation (for a seckill voucher MySQL plus
+//! the Redis preload, as one step), an admin's change of the text, and their
+//! details, read through the shared two-level cache (the seckill path reads
+//! them there, never from MySQL while L1 or Redis holds them).
 //!
 //! Invariant: a seckill voucher that exists in MySQL has its Redis state
 //! (stock and sale window) loaded, because the row is committed only after
-//! the preload succeeded; if the commit fails, the preload is removed.
+//! the preload succeeded; if the commit fails, the preload is removed. A
+//! change of a voucher reaches every instance's L1 through the cache's
+//! refresh (its pub/sub message), or at the latest when L1's TTL ends.
 //!
 //! The details cache waits for the one rebuild rather than serve a stale
 //! entry while MySQL answers: the price a shopper pays comes from it. When
@@ -26,6 +31,72 @@ use sqlx::MySqlPool;
 use crate::config::VoucherSettings;
 use crate::ids::{ShopId, VoucherId};
 use crate::kv::{CityKeys, Kv};
+
+pub mod claims;
+
+/// The two kinds of voucher.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VoucherKind {
+    /// Sold in a window, one per user, through the seckill path.
+    #[default]
+    Seckill,
+    /// Claimed any time, as often as `limits.claims` allows, while units last.
+    Ordinary,
+}
+
+impl VoucherKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            VoucherKind::Seckill => "seckill",
+            VoucherKind::Ordinary => "ordinary",
+        }
+    }
+}
+
+/// What an admin may change of a voucher once it exists: its text. Prices,
+/// stock and the sale window are fixed at creation (orders were priced and
+/// the sale was preloaded with them).
+#[derive(Debug, Clone, Serialize)]
+pub struct VoucherText {
+    pub title: String,
+    pub sub_title: String,
+    pub rules: String,
+}
+
+/// A request to create an ordinary coupon. Money in cents.
+#[derive(Debug, Clone, Serialize)]
+pub struct NewOrdinaryVoucher {
+    pub shop_id: ShopId,
+    pub title: String,
+    pub sub_title: String,
+    pub rules: String,
+    pub pay_value: u64,
+    pub actual_value: u64,
+    pub stock: u32,
+}
+
+impl NewOrdinaryVoucher {
+    /// The price paid is at most the coupon's value, and it has a unit.
+    pub fn check(&self) -> Result<(), VoucherError> {
+        let invalid = |field, reason| Err(VoucherError::Invalid { field, reason });
+        if self.pay_value > self.actual_value {
+            return invalid("pay_value", "must not exceed actual_value");
+        }
+        if self.stock == 0 {
+            return invalid("stock", "must be at least 1");
+        }
+        Ok(())
+    }
+}
+
+/// A stored ordinary coupon.
+#[derive(Debug, Clone, Serialize)]
+pub struct OrdinaryVoucher {
+    pub id: VoucherId,
+    #[serde(flatten)]
+    pub spec: NewOrdinaryVoucher,
+}
 
 /// A request to create a seckill voucher. Money in cents.
 #[derive(Debug, Clone, Serialize)]
@@ -71,16 +142,31 @@ pub struct SeckillVoucher {
     pub spec: NewSeckillVoucher,
 }
 
-/// A seckill voucher's details as the cache holds them; times in ms since the epoch.
+/// A voucher's details as the cache holds them.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct VoucherDetails {
     pub id: VoucherId,
     pub shop_id: ShopId,
+    #[serde(default)]
+    pub kind: VoucherKind,
     pub title: String,
+    #[serde(default)]
+    pub sub_title: String,
+    #[serde(default)]
+    pub rules: String,
     /// Cents.
     pub pay_value: u64,
     /// Cents.
     pub actual_value: u64,
+    /// A seckill voucher's sale window; `None` for an ordinary coupon.
+    #[serde(flatten)]
+    pub sale: Option<SaleWindow>,
+}
+
+/// When a seckill voucher is on sale, ms since the epoch: from `begin_ms`
+/// (inclusive) to `end_ms` (exclusive).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SaleWindow {
     pub begin_ms: i64,
     pub end_ms: i64,
 }
@@ -91,6 +177,8 @@ pub enum VoucherError {
     Invalid { field: &'static str, reason: &'static str },
     #[error("shop {0} does not exist")]
     UnknownShop(ShopId),
+    #[error("voucher {0} does not exist")]
+    NotFound(VoucherId),
     #[error(transparent)]
     Db(#[from] sqlx::Error),
     #[error(transparent)]
@@ -219,26 +307,9 @@ impl Vouchers {
 
     async fn create(&self, new: NewSeckillVoucher) -> Result<SeckillVoucher, VoucherError> {
         let mut tx = self.db.begin().await?;
-        let shop: Option<(ShopId,)> = sqlx::query_as("SELECT id FROM shops WHERE id = ? LOCK IN SHARE MODE")
-            .bind(new.shop_id)
-            .fetch_optional(&mut *tx)
-            .await?;
-        if shop.is_none() {
-            return Err(VoucherError::UnknownShop(new.shop_id));
-        }
-        let id = sqlx::query(
-            "INSERT INTO vouchers (shop_id, title, sub_title, rules, pay_value, actual_value) VALUES (?, ?, ?, ?, ?, ?)",
-        )
-        .bind(new.shop_id)
-        .bind(&new.title)
-        .bind(&new.sub_title)
-        .bind(&new.rules)
-        .bind(new.pay_value)
-        .bind(new.actual_value)
-        .execute(&mut *tx)
-        .await?
-        .last_insert_id();
-        let id = VoucherId(id);
+        let text = [&*new.title, &new.sub_title, &new.rules];
+        let id =
+            insert_voucher(&mut tx, VoucherKind::Seckill, new.shop_id, text, (new.pay_value, new.actual_value)).await?;
         sqlx::query(
             "INSERT INTO seckill_vouchers (voucher_id, initial_stock, stock, begin_time, end_time) VALUES (?, ?, ?, ?, ?)",
         )
@@ -255,11 +326,55 @@ impl Vouchers {
                 self.kv.conn().del(&[self.kv.keys.seckill_voucher(id), self.kv.keys.seckill_buyers(id)]).await;
             return Err(err.into());
         }
-        self.bound.created(id);
-        // A "none" cached for this id before it existed must go.
-        self.details.refresh_or_retry(&id).await;
-        self.by_shop.refresh_or_retry(&new.shop_id).await;
+        self.created(id, new.shop_id).await;
         Ok(SeckillVoucher { id, spec: new })
+    }
+
+    /// Creates an ordinary coupon. Its units are counted in Redis from the
+    /// first claim on (see [`claims`]), so there is nothing to preload.
+    pub async fn create_ordinary(&self, new: NewOrdinaryVoucher) -> Result<OrdinaryVoucher, VoucherError> {
+        new.check()?;
+        let mut tx = self.db.begin().await?;
+        let text = [&*new.title, &new.sub_title, &new.rules];
+        let id = insert_voucher(&mut tx, VoucherKind::Ordinary, new.shop_id, text, (new.pay_value, new.actual_value))
+            .await?;
+        sqlx::query("INSERT INTO ordinary_vouchers (voucher_id, initial_stock, stock) VALUES (?, ?, ?)")
+            .bind(id)
+            .bind(new.stock)
+            .bind(new.stock)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        self.created(id, new.shop_id).await;
+        Ok(OrdinaryVoucher { id, spec: new })
+    }
+
+    /// After a voucher's creation committed: a "none" cached for its id
+    /// before it existed must go, and its shop's list gains it.
+    async fn created(&self, id: VoucherId, shop: ShopId) {
+        self.bound.created(id);
+        self.details.refresh_or_retry(&id).await;
+        self.by_shop.refresh_or_retry(&shop).await;
+    }
+
+    /// An admin's change of voucher `id`'s text; every instance serves it
+    /// once the refresh's message arrives (within L1's TTL if it is lost).
+    pub async fn update_text(&self, id: VoucherId, text: VoucherText) -> Result<(), VoucherError> {
+        let found = sqlx::query_scalar::<_, VoucherId>("SELECT id FROM vouchers WHERE id = ? FOR UPDATE");
+        let mut tx = self.db.begin().await?;
+        if found.bind(id).fetch_optional(&mut *tx).await?.is_none() {
+            return Err(VoucherError::NotFound(id));
+        }
+        sqlx::query("UPDATE vouchers SET title = ?, sub_title = ?, rules = ? WHERE id = ?")
+            .bind(&text.title)
+            .bind(&text.sub_title)
+            .bind(&text.rules)
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        self.details.refresh_or_retry(&id).await;
+        Ok(())
     }
 
     /// Writes the sale state under the verified generation (see
@@ -300,26 +415,58 @@ impl Vouchers {
     }
 }
 
+/// Inserts a voucher's common row (`text`: title, sub-title, rules;
+/// `prices`: paid and actual value, cents) in the caller's transaction,
+/// which keeps the shop share-locked; [`VoucherError::UnknownShop`] unless
+/// the shop exists.
+async fn insert_voucher(
+    tx: &mut sqlx::MySqlConnection,
+    kind: VoucherKind,
+    shop: ShopId,
+    [title, sub_title, rules]: [&str; 3],
+    (pay_value, actual_value): (u64, u64),
+) -> Result<VoucherId, VoucherError> {
+    let found: Option<(ShopId,)> = sqlx::query_as("SELECT id FROM shops WHERE id = ? LOCK IN SHARE MODE")
+        .bind(shop)
+        .fetch_optional(&mut *tx)
+        .await?;
+    found.ok_or(VoucherError::UnknownShop(shop))?;
+    let id = sqlx::query(
+        "INSERT INTO vouchers (shop_id, kind, title, sub_title, rules, pay_value, actual_value) \
+         VALUES (?, ?, ?, ?, ?, ?, ?)",
+    )
+    .bind(shop)
+    .bind(kind.as_str())
+    .bind(title)
+    .bind(sub_title)
+    .bind(rules)
+    .bind(pay_value)
+    .bind(actual_value)
+    .execute(&mut *tx)
+    .await?
+    .last_insert_id();
+    Ok(VoucherId(id))
+}
+
 async fn of_shop(db: &MySqlPool, shop: ShopId) -> Result<Vec<VoucherId>, sqlx::Error> {
     sqlx::query_scalar("SELECT id FROM vouchers WHERE shop_id = ? ORDER BY id").bind(shop).fetch_all(db).await
 }
 
 async fn load_details(db: &MySqlPool, id: VoucherId) -> Result<Option<VoucherDetails>, sqlx::Error> {
-    type Row = (VoucherId, ShopId, String, u64, u64, DateTime<Utc>, DateTime<Utc>);
+    type Row =
+        (VoucherId, ShopId, String, String, String, String, u64, u64, Option<DateTime<Utc>>, Option<DateTime<Utc>>);
     let row: Option<Row> = sqlx::query_as(
-        "SELECT v.id, v.shop_id, v.title, v.pay_value, v.actual_value, s.begin_time, s.end_time \
-         FROM vouchers v JOIN seckill_vouchers s ON s.voucher_id = v.id WHERE v.id = ?",
+        "SELECT v.id, v.shop_id, v.kind, v.title, v.sub_title, v.rules, v.pay_value, v.actual_value, \
+         s.begin_time, s.end_time \
+         FROM vouchers v LEFT JOIN seckill_vouchers s ON s.voucher_id = v.id WHERE v.id = ?",
     )
     .bind(id)
     .fetch_optional(db)
     .await?;
-    Ok(row.map(|(id, shop_id, title, pay_value, actual_value, begin, end)| VoucherDetails {
-        id,
-        shop_id,
-        title,
-        pay_value,
-        actual_value,
-        begin_ms: begin.timestamp_millis(),
-        end_ms: end.timestamp_millis(),
+    Ok(row.map(|(id, shop_id, kind, title, sub_title, rules, pay_value, actual_value, begin, end)| {
+        let kind = if kind == VoucherKind::Ordinary.as_str() { VoucherKind::Ordinary } else { VoucherKind::Seckill };
+        let sale =
+            begin.zip(end).map(|(b, e)| SaleWindow { begin_ms: b.timestamp_millis(), end_ms: e.timestamp_millis() });
+        VoucherDetails { id, shop_id, kind, title, sub_title, rules, pay_value, actual_value, sale }
     }))
 }

@@ -6,6 +6,7 @@
 //! consumers of outbox events share `start_event_consumer`, `Held` and
 //! `read_event`.
 
+pub mod feed_push;
 pub mod follow_counts;
 pub mod follow_events;
 pub mod order_close;
