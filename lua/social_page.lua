@@ -1,12 +1,13 @@
 -- One page of a follow list, newest first.
 -- KEYS[1]: the list ZSet (scores: follow time, ms; the marker "-" at 0).
 -- ARGV[1]: the cursor's score ("+inf" for the first page); ARGV[2]: the
--- cursor's member ("" for none); ARGV[3]: how many entries to return.
+-- cursor's member ("" for none); ARGV[3]: how many entries to return;
+-- ARGV[4]: the list's idle TTL, ms (a read keeps a warm list in Redis).
 -- Returns false when the list is not built, else
 -- {size, member1, score1, member2, score2, ...}: size without the marker,
 -- then up to ARGV[3] entries after the cursor. Entries of equal score come in
 -- descending byte order of member, so the cursor skips those not after it.
-if redis.call('EXISTS', KEYS[1]) == 0 then
+if redis.call('PEXPIRE', KEYS[1], ARGV[4]) == 0 then
   return false
 end
 local max, after, want = ARGV[1], ARGV[2], tonumber(ARGV[3])

@@ -27,15 +27,16 @@ CREATE TABLE voucher_claims (
     CONSTRAINT fk_claims_voucher FOREIGN KEY (voucher_id) REFERENCES vouchers (id)
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4;
 
--- A shopper's note about a shop. `liked` moves by exactly one per like or
--- unlike that changed `note_likes`, in the same transaction.
+-- A shopper's note about a shop; `images` is a JSON array of up to 9 URLs.
+-- `liked` moves by exactly one per like or unlike that changed `note_likes`,
+-- in the same transaction.
 CREATE TABLE notes (
     id          BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY,
     user_id     BIGINT UNSIGNED NOT NULL,
     shop_id     BIGINT UNSIGNED NOT NULL,
     title       VARCHAR(128)    NOT NULL,
     content     VARCHAR(4096)   NOT NULL,
-    images      JSON            NOT NULL,
+    images      VARCHAR(5000)   NOT NULL DEFAULT '[]',
     liked       INT             NOT NULL DEFAULT 0,
     created_at  DATETIME(3)     NOT NULL DEFAULT CURRENT_TIMESTAMP(3),
     KEY idx_notes_shop (shop_id, id),

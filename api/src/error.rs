@@ -7,6 +7,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use cityhub_core::auth::AuthError;
+use cityhub_core::notes::NoteError;
 use cityhub_core::orders::OrderError;
 use cityhub_core::payments::{Mismatch, PayError};
 use cityhub_core::reconcile::ReconcileError;
@@ -164,6 +165,21 @@ impl From<VoucherError> for ApiError {
             VoucherError::NotFound(_) => Self::not_found("voucher_not_found", "no such voucher"),
             VoucherError::Redis(e) => unavailable(Dependency::Redis, &e),
             VoucherError::Db(e) => database(e),
+        }
+    }
+}
+
+impl From<NoteError> for ApiError {
+    fn from(err: NoteError) -> Self {
+        match err {
+            NoteError::Invalid { .. } => Self::unprocessable("validation_failed", format!("invalid fields: {err}")),
+            NoteError::UnknownShop(_) => Self::unprocessable("shop_not_found", err.to_string()),
+            NoteError::NotFound => Self::not_found("note_not_found", "no such note"),
+            NoteError::Cache(e) => e.into(),
+            NoteError::Db(e) | NoteError::Outbox(OutboxError::Db(e)) => database(e),
+            NoteError::Redis(e) => unavailable(Dependency::Redis, &e),
+            NoteError::Social(e) => e.into(),
+            other => Self::Internal(other.into()),
         }
     }
 }

@@ -7,6 +7,8 @@ use anyhow::Context;
 use cityhub_core::auth::Auth;
 use cityhub_core::config::Settings;
 use cityhub_core::kv::Kv;
+use cityhub_core::notes::feed::Feed;
+use cityhub_core::notes::Notes;
 use cityhub_core::payments::Payments;
 use cityhub_core::reconcile::Reconciler;
 use cityhub_core::seckill::Seckill;
@@ -48,6 +50,8 @@ pub struct Shared {
     pub vouchers: Vouchers,
     pub shops: Shops,
     pub social: Social,
+    pub notes: Notes,
+    pub feed: Feed,
     pub signins: SignIns,
     pub seckill: Arc<Seckill>,
     pub payments: Payments,
@@ -110,6 +114,8 @@ impl AppState {
             vouchers: services.vouchers,
             shops: services.shops,
             social: services.social,
+            notes: services.notes,
+            feed: services.feed,
             signins: services.signins,
             settings,
             db,

@@ -5,6 +5,7 @@
 mod admin;
 mod auth;
 mod health;
+mod notes;
 mod orders;
 mod payments;
 mod shops;
@@ -57,6 +58,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(vouchers::router())
         .merge(shops::router())
         .merge(social::router())
+        .merge(notes::router())
         .merge(signin::router())
         .merge(orders::router())
         .merge(payments::router())

@@ -11,6 +11,7 @@ mod guards;
 mod ids;
 mod lifecycle;
 mod metrics;
+mod notes;
 mod openapi;
 mod orders;
 mod payments;

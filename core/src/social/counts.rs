@@ -7,13 +7,23 @@
 //! the projection rows it counts: so the recount sees every change the row
 //! has absorbed and none it has not, and a check never races a consumer into
 //! a wrong "repair". Redis is rewritten under the same lock.
+//!
+//! Under that lock it also samples the user's two follow lists in Redis
+//! (the consumer changes a user's list only while holding the user's count
+//! row): a list whose size differs from the projection's count, or holds a
+//! sampled member the projection does not (up to `social.list_sample` of
+//! the list's random members), or lacks one of the projection's newest
+//! `social.list_sample` rows, is dropped; its next reader rebuilds it from
+//! the projection.
 
 use std::time::Duration;
 
 use cityhub_platform::db::is_transient;
 use sqlx::MySqlPool;
 
-use super::SocialError;
+use redis::AsyncCommands;
+
+use super::{List, SocialError};
 use crate::ids::UserId;
 use crate::kv::{CityKeys, Kv};
 
@@ -26,6 +36,8 @@ pub struct Correction {
     /// Redis counts hashes that were wrong (a missing hash is left for the
     /// next reader to fill).
     pub fixed_redis: usize,
+    /// Follow lists in Redis that drifted from the projection and were dropped.
+    pub dropped_lists: usize,
 }
 
 /// Checks counts. Clone freely.
@@ -33,11 +45,13 @@ pub struct Correction {
 pub struct CountCheck {
     db: MySqlPool,
     kv: Kv,
+    /// Members of each list compared per check.
+    sample: u32,
 }
 
 impl CountCheck {
-    pub fn new(db: MySqlPool, kv: Kv) -> Self {
-        Self { db, kv }
+    pub fn new(db: MySqlPool, kv: Kv, sample: u32) -> Self {
+        Self { db, kv, sample }
     }
 
     /// Users on either side of a projection row changed in the last `secs` seconds.
@@ -69,7 +83,7 @@ impl CountCheck {
         let mut done = Correction::default();
         for &user in users {
             let mut tries = 1;
-            let (mysql, redis) = loop {
+            let (mysql, redis, lists) = loop {
                 match self.correct_one(user).await {
                     Err(SocialError::Db(err)) if tries < 3 && is_transient(&err) => {
                         tracing::debug!(%user, error = %err, "count check conflicted; again");
@@ -81,11 +95,12 @@ impl CountCheck {
             done.checked += 1;
             done.fixed_mysql += usize::from(mysql);
             done.fixed_redis += usize::from(redis);
+            done.dropped_lists += lists;
         }
         Ok(done)
     }
 
-    async fn correct_one(&self, user: UserId) -> Result<(bool, bool), SocialError> {
+    async fn correct_one(&self, user: UserId) -> Result<(bool, bool, usize), SocialError> {
         let mut tx = self.db.begin().await?;
         let stored: Option<(i64, i64)> =
             sqlx::query_as("SELECT followers, followings FROM follow_counts WHERE user_id = ? FOR UPDATE")
@@ -140,8 +155,71 @@ impl CountCheck {
                 .await?;
             tracing::warn!(%user, ?cached, followers, followings, "follow counts in Redis were wrong; repaired");
         }
+        let mut dropped = 0;
+        for (list, count) in [(List::Followers, followers), (List::Followings, followings)] {
+            if self.list_drifted(&mut tx, user, list, count).await? {
+                let _: () = self.kv.conn().del(self.kv.keys.follow_list(user, list.name())).await?;
+                tracing::warn!(%user, list = list.name(), "a follow list in Redis drifted from MySQL; dropped");
+                dropped += 1;
+            }
+        }
         tx.commit().await?;
-        Ok((mysql_wrong, redis_wrong))
+        Ok((mysql_wrong, redis_wrong, dropped))
+    }
+
+    /// Whether `user`'s `list` in Redis (if there is one) disagrees with the
+    /// projection, which counts `count` entries: its size, a sample of its
+    /// members, and the projection's newest rows.
+    async fn list_drifted(
+        &self,
+        tx: &mut sqlx::MySqlConnection,
+        user: UserId,
+        list: List,
+        count: i64,
+    ) -> Result<bool, SocialError> {
+        let key = self.kv.keys.follow_list(user, list.name());
+        let (size, sampled): (i64, Vec<String>) = redis::pipe()
+            .zcard(&key)
+            .cmd("ZRANDMEMBER")
+            .arg(&key)
+            .arg(self.sample)
+            .query_async(&mut self.kv.conn())
+            .await?;
+        if size == 0 {
+            return Ok(false);
+        }
+        if size - 1 != count {
+            return Ok(true);
+        }
+        let (mine, other) = match list {
+            List::Followers => ("followee_id", "follower_id"),
+            List::Followings => ("follower_id", "followee_id"),
+        };
+        let members: Vec<UserId> = sampled.iter().filter_map(|m| m.parse().ok()).collect();
+        if !members.is_empty() {
+            let marks = vec!["?"; members.len()].join(", ");
+            let sql = format!(
+                "SELECT COUNT(*) FROM followers WHERE {mine} = ? AND status = 'following' AND {other} IN ({marks})"
+            );
+            let mut query = sqlx::query_scalar::<_, i64>(&sql).bind(user);
+            for m in &members {
+                query = query.bind(m);
+            }
+            if query.fetch_one(&mut *tx).await? != members.len() as i64 {
+                return Ok(true);
+            }
+        }
+        let sql = format!(
+            "SELECT {other} FROM followers WHERE {mine} = ? AND status = 'following' ORDER BY followed_at DESC LIMIT ?"
+        );
+        let newest: Vec<(UserId,)> = sqlx::query_as(&sql).bind(user).bind(self.sample).fetch_all(&mut *tx).await?;
+        if newest.is_empty() {
+            return Ok(false);
+        }
+        let ids: Vec<UserId> = newest.into_iter().map(|(id,)| id).collect();
+        let scores: Vec<Option<f64>> =
+            redis::cmd("ZMSCORE").arg(&key).arg(&ids).query_async(&mut self.kv.conn()).await?;
+        Ok(scores.iter().any(Option::is_none))
     }
 
     /// Forgets applied-event records older than `days` (far past any redelivery).

@@ -9,7 +9,10 @@
 //! inside a MySQL transaction whose locking read of the user's projection
 //! rows holds off the consumer until the rebuilt key is in place, so no
 //! change falls between the read and the rename. Others wait for it, up to
-//! `cache.wait_ms`.
+//! `cache.wait_ms`. A list nobody reads for `social.list_ttl_secs` expires
+//! (every read renews the TTL), so cold lists leave Redis and are rebuilt
+//! when read again; the count correction also drops a list that drifted
+//! from MySQL (see [`super::counts`]).
 //!
 //! The first page of a list of at least `social.hot_list_min` entries is kept
 //! in process memory for `social.hot_page_ttl_ms` (a celebrity's followers,
@@ -22,7 +25,7 @@ use std::sync::{Arc, LazyLock};
 
 use cityhub_platform::cache::lock;
 use cityhub_platform::metrics as m;
-use redis::Script;
+use redis::{AsyncCommands, Script};
 
 use super::{List, Relation, Social, SocialError};
 use crate::ids::UserId;
@@ -169,6 +172,7 @@ impl Social {
             .arg(max)
             .arg(member)
             .arg(limit + 1)
+            .arg(self.list_ttl_ms())
             .invoke_async::<Option<Vec<redis::Value>>>(&mut self.kv.conn())
             .await?
             .map(|values| {
@@ -185,7 +189,8 @@ impl Social {
         let key = self.kv.keys.follow_list(user, list.name());
         let started = tokio::time::Instant::now();
         loop {
-            let exists: bool = redis::cmd("EXISTS").arg(&key).query_async(&mut self.kv.conn()).await?;
+            // One command: does it exist, and if so keep it warm.
+            let exists: bool = self.kv.conn().pexpire(&key, self.list_ttl_ms()).await?;
             if exists {
                 return Ok(());
             }
@@ -238,6 +243,7 @@ impl Social {
             pipe.zadd_multiple(&building, chunk).ignore();
         }
         pipe.rename(&building, key).ignore();
+        pipe.pexpire(key, self.list_ttl_ms()).ignore();
         pipe.query_async::<()>(&mut self.kv.conn()).await?;
         tx.commit().await?;
         metrics::counter!(m::CACHE_REBUILDS, "cache" => list.name(), "result" => "rebuilt").increment(1);
@@ -301,6 +307,11 @@ impl Social {
         let key = self.built(user, List::Followings).await?;
         let scores: Vec<Option<f64>> = redis::cmd("ZMSCORE").arg(key).arg(ids).query_async(&mut self.kv.conn()).await?;
         Ok(scores.into_iter().map(|s| s.is_some()).collect())
+    }
+
+    /// How long an unread list stays in Redis, ms.
+    fn list_ttl_ms(&self) -> i64 {
+        self.settings.list_ttl_secs.as_millis() as i64
     }
 
     /// The key of `user`'s `list`, built.

@@ -3,8 +3,10 @@
 //! last `social.count_recent_secs`, plus the next `social.count_sweep_batch`
 //! users in id order (so every user is rechecked, slowly, round after
 //! round), and repairs MySQL and Redis where they differ from the projection
-//! (see [`CountCheck`]). What it fixed goes to the log and to
-//! `cityhub_follow_counts_fixed_total{store}`. It also forgets applied-event
+//! (see [`CountCheck`]), and drops follow lists in Redis that drifted from
+//! it (its next reader rebuilds each). What it fixed goes to the log, to
+//! `cityhub_follow_counts_fixed_total{store}` and to
+//! `cityhub_follow_lists_dropped_total`. It also forgets applied-event
 //! records past `social.dedup_retention_days`.
 
 use std::future::Future;
@@ -13,7 +15,7 @@ use std::sync::Arc;
 
 use cityhub_core::config::{Settings, SocialSettings};
 use cityhub_core::kv::Kv;
-use cityhub_core::metrics::FOLLOW_COUNTS_FIXED;
+use cityhub_core::metrics::{FOLLOW_COUNTS_FIXED, FOLLOW_LISTS_DROPPED};
 use cityhub_core::social::{Correction, CountCheck, SocialError};
 use cityhub_core::UserId;
 use cityhub_platform::jobs::{every, Job, OnExit};
@@ -33,7 +35,9 @@ impl CountJob {
         for store in ["mysql", "redis"] {
             metrics::counter!(FOLLOW_COUNTS_FIXED, "store" => store).increment(0);
         }
-        Self { check: CountCheck::new(db, kv), settings: settings.social.clone(), swept_to: AtomicU64::new(0) }
+        metrics::counter!(FOLLOW_LISTS_DROPPED).increment(0);
+        let check = CountCheck::new(db, kv, settings.social.list_sample);
+        Self { check, settings: settings.social.clone(), swept_to: AtomicU64::new(0) }
     }
 
     /// One round (see the module doc).
@@ -53,11 +57,13 @@ impl CountJob {
         let done = self.check.correct(&users).await?;
         metrics::counter!(FOLLOW_COUNTS_FIXED, "store" => "mysql").increment(done.fixed_mysql as u64);
         metrics::counter!(FOLLOW_COUNTS_FIXED, "store" => "redis").increment(done.fixed_redis as u64);
-        if done.fixed_mysql + done.fixed_redis > 0 {
+        metrics::counter!(FOLLOW_LISTS_DROPPED).increment(done.dropped_lists as u64);
+        if done.fixed_mysql + done.fixed_redis + done.dropped_lists > 0 {
             tracing::warn!(
                 checked = done.checked,
                 mysql = done.fixed_mysql,
                 redis = done.fixed_redis,
+                lists = done.dropped_lists,
                 "follow counts repaired"
             );
         } else {

@@ -333,3 +333,66 @@ async fn wrong_counts_in_mysql_and_redis_are_repaired_by_the_correction_job() {
         assert_eq!(fixed(job.round().await.unwrap()), (0, 0), "nothing left to fix");
     }
 }
+
+/// A follow list in Redis that drifted from the projection (a stray
+/// member, a lost member with the size still right, a wrong size) is
+/// dropped by the correction job, and its next reader rebuilds it true; a
+/// list that agrees is left alone. Lists carry the idle TTL, renewed by reads.
+#[tokio::test]
+async fn drifted_follow_lists_are_dropped_by_the_correction_job_and_rebuilt_true() {
+    let h = Harness::start(false, |s| s.social.list_ttl_secs = Duration::from_secs(3600)).await;
+    let users = make_users(&h.db, 6).await;
+    let social = social(&h);
+    let mut model = Model::default();
+    for &a in &users[1..5] {
+        social.follow(a, users[0]).await.unwrap();
+        model.follows.insert((a, users[0]));
+    }
+    social.follow(users[5], users[1]).await.unwrap();
+    model.follows.insert((users[5], users[1]));
+    let handler = FollowHandler::new(h.db.clone(), h.kv.clone());
+    deliver(&handler, outbox_deliveries(&h).await).await;
+    for &u in &users {
+        social.list(u, List::Followers, None, 10).await.unwrap();
+        social.list(u, List::Followings, None, 10).await.unwrap();
+    }
+    assert_agrees(&h, &users, &model).await;
+    let key = |u: UserId, list: List| h.kv.keys.follow_list(u, list.name());
+    let ttl = |k: String| {
+        let kv = h.kv.clone();
+        async move { redis::cmd("PTTL").arg(k).query_async::<i64>(&mut kv.conn()).await.unwrap() }
+    };
+    let idle = ttl(key(users[0], List::Followers)).await;
+    assert!((3_500_000..=3_600_000).contains(&idle), "a built list has the idle TTL: {idle} ms");
+    let _: () = redis::cmd("PEXPIRE")
+        .arg(key(users[0], List::Followers))
+        .arg(5_000)
+        .query_async(&mut h.kv.conn())
+        .await
+        .unwrap();
+    social.list(users[0], List::Followers, None, 10).await.unwrap();
+    assert!(ttl(key(users[0], List::Followers)).await > 3_500_000, "a read renews it");
+
+    // Drift: a stray member (the size wrong too); a member swapped for a
+    // stranger (the size right); one list left true.
+    let zadd = |k: String, member: u64| {
+        let kv = h.kv.clone();
+        async move { redis::cmd("ZADD").arg(k).arg(5).arg(member).query_async::<()>(&mut kv.conn()).await.unwrap() }
+    };
+    zadd(key(users[0], List::Followers), 999_999).await;
+    let swapped = key(users[1], List::Followers);
+    let _: () = redis::cmd("ZREM").arg(&swapped).arg(users[5]).query_async(&mut h.kv.conn()).await.unwrap();
+    zadd(swapped.clone(), 888_888).await;
+
+    let job = CountJob::new(&h.env.settings, h.db.clone(), h.kv.clone());
+    let done = job.round().await.unwrap();
+    assert_eq!(done.dropped_lists, 2, "{done:?}");
+    assert_eq!(zset(&h.kv, users[0], List::Followers).await, None, "dropped");
+    assert_eq!(zset(&h.kv, users[1], List::Followers).await, None, "dropped");
+    assert!(zset(&h.kv, users[5], List::Followings).await.is_some(), "a true list is kept");
+    for &u in &users[..2] {
+        social.list(u, List::Followers, None, 10).await.unwrap();
+    }
+    assert_agrees(&h, &users, &model).await;
+    assert_eq!(job.round().await.unwrap().dropped_lists, 0, "nothing left to drop");
+}
