@@ -16,6 +16,8 @@
 //!   (`stages`).
 //! - P3 shop read: `GET /shops/{id}` of one hot shop (an L1 hit) under
 //!   `wrk` over `GET /healthz` of the same API, same load and connections.
+//!   The same for the voucher page, `GET /vouchers/{id}` of one hot voucher
+//!   (its details an L1 hit, its units left one Redis read).
 //! - P4 worker insert rate: a backlog of orders drained by the worker (from
 //!   its first stored order to its last) over a raw multi-row INSERT of the
 //!   same rows into a copy of the table.
@@ -102,6 +104,8 @@ pub struct Round {
     p3_shop_rps: f64,
     p3_trivial_rps: f64,
     p3_ratio: f64,
+    p3_voucher_rps: f64,
+    p3_voucher_ratio: f64,
     p4_worker_rows_per_s: f64,
     p4_raw_rows_per_s: f64,
     p4_ratio: f64,
@@ -148,7 +152,7 @@ pub async fn run(base: &Settings, args: &Args) -> anyhow::Result<()> {
     let api_pid = platform.api.as_ref().map(|p| p.pid()).unwrap_or(0);
 
     let mq = cityhub_platform::mq::runtime::MqRuntime::new("bench").context("start mq runtime")?;
-    let hot_shop = create_hot_shop(&platform.base(), &settings).await?;
+    let hot = create_hot_shop(&platform.base(), &settings).await?;
     let auth = services.auth.clone();
     let social_user = social::seed(&db, &auth, 90_000_000, args.p6_followings).await?;
     let mut rounds = Vec::new();
@@ -156,7 +160,7 @@ pub async fn run(base: &Settings, args: &Args) -> anyhow::Result<()> {
         eprintln!("round {}/{}", round + 1, args.rounds);
         let offset = 10_000_000 * (round as u64 + 1);
         let apis = Apis { plain: platform.base(), limited: limited.base.clone() };
-        let mut r = one_round(&mut platform, &apis, &services, &mq.client(), args, api_pid, offset, hot_shop).await?;
+        let mut r = one_round(&mut platform, &apis, &services, &mq.client(), args, api_pid, offset, hot).await?;
         let p6 = social::measure(&platform.base(), &kv, &social_user).await?;
         (r.p6_recs_cold_ms, r.p6_recs_warm_ms, r.p6_reference_ms) = (p6.cold_ms, p6.warm_ms, p6.reference_ms);
         (r.p6_cold_ratio, r.p6_warm_ratio) = (p6.cold_ms / p6.reference_ms, p6.warm_ms / p6.reference_ms);
@@ -189,21 +193,39 @@ pub async fn run(base: &Settings, args: &Args) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The P3 shop, created through the admin API and read once (so the runs
-/// measure L1 hits).
-async fn create_hot_shop(api: &str, settings: &Settings) -> anyhow::Result<u64> {
+/// The P3 shop and voucher (shop id, voucher id), created through the
+/// admin API and read once (so the runs measure L1 hits).
+async fn create_hot_shop(api: &str, settings: &Settings) -> anyhow::Result<(u64, u64)> {
     let http = reqwest::Client::new();
-    let r = http
-        .post(format!("{api}/admin/shops"))
-        .bearer_auth(crate::admin::operator_token(settings).await?)
-        .json(&serde_json::json!({ "name": "Hot Pot Palace", "type_id": 1, "x": 120.1551, "y": 30.2741 }))
-        .send()
-        .await?;
-    anyhow::ensure!(r.status().is_success(), "creating the P3 shop answered {}", r.status());
-    let id: u64 = r.json::<serde_json::Value>().await?["id"].as_str().context("shop id")?.parse()?;
-    let r = http.get(format!("{api}/shops/{id}")).send().await?;
-    anyhow::ensure!(r.status().is_success(), "reading the P3 shop answered {}", r.status());
-    Ok(id)
+    let admin = crate::admin::operator_token(settings).await?;
+    let create = |path: &'static str, body: serde_json::Value| {
+        let (http, admin) = (&http, &admin);
+        async move {
+            let r = http.post(format!("{api}{path}")).bearer_auth(admin).json(&body).send().await?;
+            anyhow::ensure!(r.status().is_success(), "{path} answered {}", r.status());
+            let id: u64 = r.json::<serde_json::Value>().await?["id"].as_str().context("id")?.parse()?;
+            Ok(id)
+        }
+    };
+    let shop = create(
+        "/admin/shops",
+        serde_json::json!({ "name": "Hot Pot Palace", "type_id": 1, "x": 120.1551, "y": 30.2741 }),
+    )
+    .await?;
+    let now = chrono::Utc::now();
+    let voucher = create(
+        "/admin/vouchers",
+        serde_json::json!({
+            "shop_id": shop, "title": "Hot pot for two", "pay_value": 9900, "actual_value": 19900, "stock": 100,
+            "begin_time": now, "end_time": now + chrono::Duration::days(1),
+        }),
+    )
+    .await?;
+    for path in [format!("/shops/{shop}"), format!("/vouchers/{voucher}")] {
+        let r = http.get(format!("{api}{path}")).send().await?;
+        anyhow::ensure!(r.status().is_success(), "reading {path} answered {}", r.status());
+    }
+    Ok((shop, voucher))
 }
 
 /// The two API instances: without limits, and with them.
@@ -254,7 +276,7 @@ async fn one_round(
     args: &Args,
     api_pid: u32,
     offset: u64,
-    hot_shop: u64,
+    (hot_shop, hot_voucher): (u64, u64),
 ) -> anyhow::Result<Round> {
     let settings = platform.settings.clone();
     let (db, kv, auth) = (&services.db, &services.kv, services.auth.clone());
@@ -283,6 +305,7 @@ async fn one_round(
 
     // P3: one hot shop from L1 against the API's most trivial route.
     let p3_shop = tools::wrk_get(&api, &format!("/shops/{hot_shop}"), args.p3_seconds, args).await?;
+    let p3_voucher = tools::wrk_get(&api, &format!("/vouchers/{hot_voucher}"), args.p3_seconds, args).await?;
     let p3_trivial = tools::wrk_get(&api, "/healthz", args.p3_seconds, args).await?;
 
     // P2: every request wins; HTTP to MySQL with the worker running.
@@ -332,6 +355,8 @@ async fn one_round(
         p3_shop_rps: p3_shop,
         p3_trivial_rps: p3_trivial,
         p3_ratio: p3_shop / p3_trivial,
+        p3_voucher_rps: p3_voucher,
+        p3_voucher_ratio: p3_voucher / p3_trivial,
         p4_worker_rows_per_s: worker_rate,
         p4_raw_rows_per_s: raw_rate,
         p4_ratio: worker_rate / raw_rate,
