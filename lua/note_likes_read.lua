@@ -1,10 +1,10 @@
 -- What a note's page shows of its likes, from its likes ZSet (see
 -- note_like.lua), in one call.
 -- KEYS[1]: the ZSet. ARGV[1]: the viewer's user id ("" for none); ARGV[2]:
--- how many first likers to return.
+-- how many first likers to return; ARGV[3]: the ZSet's idle TTL, ms (renewed).
 -- Returns false when the ZSet is not built, else {likes, liked (1, 0, or -1
 -- without a viewer), first liker ids in like order...}.
-if redis.call('EXISTS', KEYS[1]) == 0 then
+if redis.call('PEXPIRE', KEYS[1], ARGV[3]) == 0 then
   return false
 end
 local liked = -1

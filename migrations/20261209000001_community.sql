@@ -54,3 +54,9 @@ CREATE TABLE note_likes (
     PRIMARY KEY (note_id, user_id),
     CONSTRAINT fk_note_likes_note FOREIGN KEY (note_id) REFERENCES notes (id)
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4;
+
+-- The count correction's sample of a user's newest follow rows, either way,
+-- read under the user's count lock: by index, not by sorting every row.
+ALTER TABLE followers
+    ADD KEY idx_followers_followee_time (followee_id, status, followed_at),
+    ADD KEY idx_followers_follower_time (follower_id, status, followed_at);

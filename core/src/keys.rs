@@ -15,9 +15,9 @@ pub trait CityKeys {
     /// Hash user id -> reservation: `<id>` reserved, `<id>:c` confirmed by the
     /// worker, `<id>:r` released (see `seckill::scripts`).
     fn seckill_buyers(&self, voucher_id: VoucherId) -> String;
-    /// String (integer): an ordinary coupon's units left, a gate in front of
-    /// MySQL's `ordinary_vouchers.stock` (the truth); loaded from it by the
-    /// first claim that finds it missing (see `vouchers::claims`).
+    /// String (integer) with a TTL: an ordinary coupon's units left, a gate
+    /// in front of MySQL's `ordinary_vouchers.stock` (the truth); loaded from
+    /// it by the first claim that finds it missing (see `vouchers::claims`).
     fn coupon_stock(&self, voucher_id: VoucherId) -> String;
     /// Sorted set with a TTL: one subject's recent seckill attempts on a
     /// voucher (`subject` is `user`, `ip` or `global`), the window of

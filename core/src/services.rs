@@ -83,8 +83,8 @@ impl Services {
         let vouchers = Vouchers::new(db.clone(), kv.clone(), &caches, &settings.vouchers);
         let (shops, visits) = Shops::new(db.clone(), kv.clone(), &caches, &settings.cache, &settings.shops);
         let social = Social::new(db.clone(), kv.clone(), &settings.social, &settings.cache);
-        let notes = Notes::new(db.clone(), kv.clone(), &caches, &settings.notes);
-        let feed = Feed::new(db.clone(), kv.clone(), social.clone(), &settings.notes);
+        let notes = Notes::new(db.clone(), kv.clone(), &caches, &settings.notes, &settings.cache);
+        let feed = Feed::new(db.clone(), kv.clone(), social.clone(), &settings.notes, settings.social.list_ttl_secs);
         let lifecycle = Lifecycle::new(db.clone(), kv.clone(), &settings.orders);
         let signins = SignIns::new(kv.clone());
         Self {

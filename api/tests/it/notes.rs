@@ -122,6 +122,9 @@ async fn a_note_shows_its_first_five_likers_in_order_and_its_likes_survive_redis
         (bad("images", json!((0..10).map(|i| format!("https://img.example/{i}.jpg")).collect::<Vec<_>>())), 422),
         (bad("images", json!(["ftp://img.example/1.jpg"])), 422),
         (bad("images", json!(["https://img.example/a b.jpg"])), 422),
+        // Quotes and backslashes would double when stored as JSON.
+        (bad("images", json!(vec![format!("http://{}", "\\".repeat(505)); 9])), 422),
+        (bad("images", json!(["https://img.example/\"x\".jpg"])), 422),
         (bad("title", json!("")), 422),
         (bad("title", json!("x".repeat(129))), 422),
         (bad("content", json!("   ")), 422),

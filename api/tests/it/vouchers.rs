@@ -339,6 +339,9 @@ async fn a_coupon_is_claimed_within_the_users_window_and_its_units() {
     assert_eq!((first["voucher_id"].as_str(), first["pay_value"].as_u64()), (Some(&*voucher.to_string()), Some(500)));
     assert_eq!(claim(&app, &users[0].1, voucher).await.0, 201, "a coupon may be claimed again");
     assert_eq!(coupon_state(&app, voucher).await, (1, Some(1), 2));
+    let ttl: i64 =
+        redis::cmd("PTTL").arg(app.kv.keys.coupon_stock(voucher)).query_async(&mut app.kv.conn()).await.unwrap();
+    assert!((1..=60_000).contains(&ttl), "the counter is reloaded from MySQL within a minute: {ttl} ms");
 
     let (status, refused) = claim(&app, &users[0].1, voucher).await;
     assert_eq!((status, refused["code"].as_str()), (429, Some("rate_limited")), "{refused}");

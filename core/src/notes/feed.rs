@@ -73,11 +73,14 @@ pub struct Feed {
     social: Social,
     inbox_max: u32,
     pull_above: u64,
+    /// The follow lists' idle TTL, ms (a read renews it).
+    list_ttl_ms: i64,
 }
 
 impl Feed {
-    pub fn new(db: MySqlPool, kv: Kv, social: Social, settings: &NoteSettings) -> Self {
-        Self { db, kv, social, inbox_max: settings.inbox_max, pull_above: settings.pull_above_followers }
+    pub fn new(db: MySqlPool, kv: Kv, social: Social, settings: &NoteSettings, list_ttl: std::time::Duration) -> Self {
+        let (inbox_max, pull_above) = (settings.inbox_max, settings.pull_above_followers);
+        Self { db, kv, social, inbox_max, pull_above, list_ttl_ms: list_ttl.as_millis() as i64 }
     }
 
     /// Adds a member to a bounded ZSet in `pipe`.
@@ -92,12 +95,14 @@ impl Feed {
         self.bounded_add(&mut pipe, &self.kv.keys.feed_authored(e.author), e);
         pipe.query_async::<()>(&mut self.kv.conn()).await?;
         let pulled: bool = self.kv.conn().sismember(self.kv.keys.feed_pulled(), e.author).await?;
-        let (followers,): (i64,) =
-            sqlx::query_as("SELECT COUNT(*) FROM followers WHERE followee_id = ? AND status = 'following'")
-                .bind(e.author)
-                .fetch_one(&self.db)
-                .await?;
-        if pulled || followers as u64 > self.pull_above {
+        if pulled {
+            return Ok(Pushed::Pulled);
+        }
+        let followers: Option<i64> = sqlx::query_scalar("SELECT followers FROM follow_counts WHERE user_id = ?")
+            .bind(e.author)
+            .fetch_optional(&self.db)
+            .await?;
+        if followers.unwrap_or(0) as u64 > self.pull_above {
             let _: () = self.kv.conn().sadd(self.kv.keys.feed_pulled(), e.author).await?;
             return Ok(Pushed::Pulled);
         }
@@ -141,7 +146,8 @@ impl Feed {
         if !pulled.is_empty() {
             let followings = self.kv.keys.follow_list(user, List::Followings.name());
             let mut pipe = redis::pipe();
-            pipe.exists(&followings).cmd("ZMSCORE").arg(&followings).arg(&pulled);
+            // PEXPIRE: does the list exist, and keep it so for the ZMSCORE after it.
+            pipe.pexpire(&followings, self.list_ttl_ms).cmd("ZMSCORE").arg(&followings).arg(&pulled);
             for author in &pulled {
                 pipe.zrevrangebyscore_limit_withscores(self.kv.keys.feed_authored(*author), &max, "-inf", 0, want);
             }

@@ -14,20 +14,22 @@
 //!   and the count change in the same transaction, by exactly one and only
 //!   when the row really appeared or went. Toggles of one note therefore
 //!   reach Redis and MySQL in one order, however many run at once. If the
-//!   transaction then fails, the ZSet is dropped: its next reader rebuilds it
-//!   from MySQL, which holds what committed.
+//!   transaction then fails (or the script's answer is lost), the ZSet is
+//!   dropped: its next reader rebuilds it from MySQL, which holds what
+//!   committed, one rebuild cluster-wide. An unread, untoggled ZSet expires
+//!   after `notes.cache_ttl_secs`.
 
 pub mod feed;
 
 use std::sync::{Arc, LazyLock};
 
 use chrono::{DateTime, Utc};
-use cityhub_platform::cache::{Cache, CacheError, Caches, FnLoader, Freshness, LoadError, Spec};
+use cityhub_platform::cache::{lock, Cache, CacheError, Caches, FnLoader, Freshness, LoadError, Spec};
 use redis::Script;
 use serde::{Deserialize, Serialize};
 use sqlx::{MySqlConnection, MySqlPool};
 
-use crate::config::NoteSettings;
+use crate::config::{CacheSettings, NoteSettings};
 use crate::ids::{NoteId, ShopId, UserId};
 use crate::kv::{CityKeys, Kv};
 
@@ -51,6 +53,9 @@ pub const HOT_PAGES: u32 = 50;
 const SHOP_LATEST: u32 = 100;
 /// Most image URLs on a note.
 pub const MAX_IMAGES: usize = 9;
+/// Longest image URL, characters: nine of them, JSON-encoded, fit the
+/// `notes.images` column (5,000).
+const MAX_IMAGE_URL: usize = 512;
 
 /// A note to publish.
 #[derive(Debug, Clone)]
@@ -79,11 +84,14 @@ impl NewNote {
         }
         let url_ok = |u: &str| {
             (u.starts_with("https://") || u.starts_with("http://"))
-                && u.len() <= 512
-                && !u.chars().any(|c| c.is_whitespace() || c.is_control())
+                && u.len() <= MAX_IMAGE_URL
+                && !u.chars().any(|c| c.is_whitespace() || c.is_control() || matches!(c, '"' | '\\' | '<' | '>'))
         };
         if !self.images.iter().all(|u| url_ok(u)) {
-            return invalid("images", "each must be an http(s) URL of at most 512 characters");
+            return invalid(
+                "images",
+                "each must be an http(s) URL of at most 512 characters, without quotes, backslashes or angle brackets",
+            );
         }
         Ok(())
     }
@@ -171,6 +179,9 @@ pub struct Notes {
     notes: Cache<NoteId, Note>,
     by_shop: Cache<ShopId, Vec<NoteSummary>>,
     hot: Cache<u32, Vec<NoteSummary>>,
+    /// A likes rebuild's lock lease, and how long a reader waits for another's.
+    rebuild_lease: std::time::Duration,
+    rebuild_wait: std::time::Duration,
 }
 
 /// A cache spec served stale while one caller rebuilds it.
@@ -190,11 +201,12 @@ macro_rules! loader {
 }
 
 impl Notes {
-    pub fn new(db: MySqlPool, kv: Kv, caches: &Caches, settings: &NoteSettings) -> Self {
+    pub fn new(db: MySqlPool, kv: Kv, caches: &Caches, settings: &NoteSettings, cache: &CacheSettings) -> Self {
         let notes = Cache::new(spec("notes", settings.cache_ttl_secs), caches, loader!(db, load_note));
         let by_shop = Cache::new(spec("shop_notes", settings.cache_ttl_secs), caches, loader!(db, load_shop_notes));
         let hot = Cache::new(spec("hot_notes", settings.hot_ttl_secs), caches, loader!(db, load_hot_page));
-        Self { db, kv, settings: settings.clone(), notes, by_shop, hot }
+        let (rebuild_lease, rebuild_wait) = (cache.lock_lease_ms, cache.wait_ms);
+        Self { db, kv, settings: settings.clone(), notes, by_shop, hot, rebuild_lease, rebuild_wait }
     }
 
     /// Stores the note and its "note published" event in one transaction;
@@ -249,34 +261,61 @@ impl Notes {
     }
 
     /// Note `id`'s likes for `viewer`, in one script call; a missing ZSet is
-    /// rebuilt from MySQL first.
+    /// rebuilt from MySQL first, by one caller cluster-wide (a Redis lock)
+    /// while the others wait for it, up to `cache.wait_ms`.
     pub async fn likes(&self, id: NoteId, viewer: Option<UserId>) -> Result<Likes, NoteError> {
         let key = self.kv.keys.note_likes(id);
         let viewer_arg = viewer.map(|v| v.to_string()).unwrap_or_default();
-        for _ in 0..2 {
-            let read: Option<Vec<redis::Value>> =
-                READ_LIKES.key(&key).arg(&viewer_arg).arg(FIRST_LIKERS).invoke_async(&mut self.kv.conn()).await?;
-            let Some(values) = read else {
-                let mut tx = self.db.begin().await?;
-                let found: Option<(NoteId,)> = sqlx::query_as("SELECT id FROM notes WHERE id = ? LOCK IN SHARE MODE")
-                    .bind(id)
-                    .fetch_optional(&mut *tx)
-                    .await?;
-                if found.is_none() {
-                    return Err(NoteError::NotFound);
-                }
-                self.rebuild_likes(&mut tx, id).await?;
-                tx.commit().await?;
+        let started = tokio::time::Instant::now();
+        loop {
+            let read: Option<Vec<redis::Value>> = READ_LIKES
+                .key(&key)
+                .arg(&viewer_arg)
+                .arg(FIRST_LIKERS)
+                .arg(self.likes_ttl_ms())
+                .invoke_async(&mut self.kv.conn())
+                .await?;
+            if let Some(values) = read {
+                let mut values = values.into_iter();
+                let mut int = || values.next().and_then(|v| redis::from_redis_value::<i64>(v).ok()).unwrap_or(0);
+                let (count, liked) = (int(), int());
+                let first = values.filter_map(|v| redis::from_redis_value::<UserId>(v).ok()).collect();
+                return Ok(Likes { count, liked: viewer.map(|_| liked == 1), first });
+            }
+            let lock_key = format!("{key}:lock");
+            if let Some(held) = lock::try_acquire(&self.kv, lock_key, self.rebuild_lease).await? {
+                // In its own task: a reader that goes away cannot leave a
+                // rebuild's Redis write landing after the lock is gone.
+                let this = self.clone();
+                let rebuilt = cityhub_platform::run_to_completion(async move {
+                    let mut tx = this.db.begin().await?;
+                    let found: Option<(NoteId,)> =
+                        sqlx::query_as("SELECT id FROM notes WHERE id = ? LOCK IN SHARE MODE")
+                            .bind(id)
+                            .fetch_optional(&mut *tx)
+                            .await?;
+                    if found.is_none() {
+                        return Err(NoteError::NotFound);
+                    }
+                    this.rebuild_likes(&mut tx, id).await?;
+                    tx.commit().await?;
+                    Ok(())
+                })
+                .await;
+                let _ = held.release(&self.kv).await;
+                rebuilt?;
                 continue;
-            };
-            let mut values = values.into_iter();
-            let mut int = || values.next().and_then(|v| redis::from_redis_value::<i64>(v).ok()).unwrap_or(0);
-            let (count, liked) = (int(), int());
-            let first = values.filter_map(|v| redis::from_redis_value::<UserId>(v).ok()).collect();
-            let liked = viewer.map(|_| liked == 1);
-            return Ok(Likes { count, liked, first });
+            }
+            if started.elapsed() >= self.rebuild_wait {
+                return Err(NoteError::Cache(CacheError::Busy));
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
         }
-        Err(NoteError::Cache(CacheError::Busy))
+    }
+
+    /// How long a likes ZSet nobody reads or toggles stays in Redis, ms.
+    fn likes_ttl_ms(&self) -> u64 {
+        self.settings.cache_ttl_secs.as_millis() as u64
     }
 
     /// `user` likes note `id`, or stops liking it (see the module doc).
@@ -296,25 +335,37 @@ impl Notes {
         let mut flipped = None;
         for _ in 0..2 {
             let now = cityhub_platform::now_ms();
-            let answer: Option<(i64, i64)> =
-                TOGGLE.key(&key).arg(user).arg(now).invoke_async(&mut self.kv.conn()).await?;
+            let mut invocation = TOGGLE.key(&key);
+            invocation.arg(user).arg(now).arg(self.likes_ttl_ms());
+            let answer: redis::RedisResult<Option<(i64, i64)>> = invocation.invoke_async(&mut self.kv.conn()).await;
             match answer {
-                Some((liked, count)) => {
+                Ok(Some((liked, count))) => {
                     flipped = Some((Toggled { liked: liked == 1, count }, now));
                     break;
                 }
-                None => self.rebuild_likes(&mut tx, id).await?,
+                Ok(None) => self.rebuild_likes(&mut tx, id).await?,
+                Err(err) => {
+                    // The script may have run and only its answer been lost.
+                    self.drop_likes(id).await;
+                    return Err(err.into());
+                }
             }
         }
         let (toggled, now) = flipped.ok_or(NoteError::Cache(CacheError::Busy))?;
         // From here the ZSet has flipped: a failure must not leave it ahead of MySQL.
         let stored = self.store_toggle(tx, id, user, toggled.liked, now).await;
         if stored.is_err() {
-            if let Err(err) = redis::AsyncCommands::del::<_, ()>(&mut self.kv.conn(), &key).await {
-                tracing::error!(note_id = %id, error = %err, "a like ZSet ahead of MySQL could not be dropped");
-            }
+            self.drop_likes(id).await;
         }
         stored.map(|()| toggled)
+    }
+
+    /// Drops a likes ZSet that may be ahead of MySQL; its next reader
+    /// rebuilds it from what committed.
+    async fn drop_likes(&self, id: NoteId) {
+        if let Err(err) = redis::AsyncCommands::del::<_, ()>(&mut self.kv.conn(), self.kv.keys.note_likes(id)).await {
+            tracing::error!(note_id = %id, error = %err, "a like ZSet ahead of MySQL could not be dropped");
+        }
     }
 
     /// The like row and the count, by exactly one per real change, then the
@@ -365,6 +416,7 @@ impl Notes {
         for chunk in members.chunks(1000) {
             pipe.zadd_multiple(&key, chunk).ignore();
         }
+        pipe.pexpire(&key, self.likes_ttl_ms() as i64).ignore();
         pipe.query_async::<()>(&mut self.kv.conn()).await?;
         metrics::counter!(cityhub_platform::metrics::CACHE_REBUILDS, "cache" => "note_likes", "result" => "rebuilt")
             .increment(1);

@@ -9,8 +9,11 @@
 //! of it (`coupon_stock.lua`): once it reaches 0, claims are refused without
 //! a MySQL call. A claim that took a Redis unit and then failed in MySQL
 //! gives it back; a missing counter is loaded from MySQL by the next claim.
-//! A process that dies between the two leaves the counter one low, which
-//! refuses a claim too early and never lets one through too many.
+//! A process that dies between the two leaves the counter one low; the
+//! counter expires [`COUNTER_TTL`] after its load and is loaded again from
+//! MySQL, so such a unit is claimable again within that time. A reload
+//! while claims are in flight can only come out high, which MySQL's
+//! conditional `UPDATE` absorbs: never a claim too many.
 
 use std::sync::LazyLock;
 
@@ -23,6 +26,10 @@ use crate::ids::{ClaimId, UserId, VoucherId};
 use crate::kv::CityKeys;
 
 static STOCK: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../../lua/coupon_stock.lua")));
+
+/// How long a loaded counter lives before the next claim reloads it from
+/// MySQL: the longest a unit a dead process took stays unclaimable.
+pub const COUNTER_TTL: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// The script this module runs, to load at connect time.
 pub fn script() -> &'static Script {
@@ -94,8 +101,9 @@ impl Vouchers {
                             .fetch_optional(&self.db)
                             .await?;
                     let left = left.ok_or(ClaimError::UnknownVoucher)?;
-                    let _: () =
-                        redis::cmd("SET").arg(&key).arg(left).arg("NX").query_async(&mut self.kv.conn()).await?;
+                    let ttl_ms = COUNTER_TTL.as_millis() as u64;
+                    let load = redis::cmd("SET").arg(&key).arg(left).arg("NX").arg("PX").arg(ttl_ms).clone();
+                    let _: () = load.query_async(&mut self.kv.conn()).await?;
                 }
             }
         }
@@ -118,6 +126,7 @@ impl Vouchers {
                 .arg(self.kv.keys.coupon_stock(id))
                 .arg(0)
                 .arg("XX")
+                .arg("KEEPTTL")
                 .query_async(&mut self.kv.conn())
                 .await;
             return Err(ClaimError::SoldOut);
