@@ -308,13 +308,9 @@ async fn feed(
     }
     let cursor = FeedCursor { max: q.max, offset: q.offset.unwrap_or(0) };
     let page = state.feed.page(me.user_id, cursor, q.count.unwrap_or(10)).await?;
-    let mut notes = Vec::with_capacity(page.items.len());
-    for (id, _) in &page.items {
-        // A note that is gone since is left out.
-        if let Some(note) = state.notes.get(*id).await? {
-            notes.push(NoteCard::from(&*note));
-        }
-    }
+    let ids: Vec<NoteId> = page.items.iter().map(|(id, _)| *id).collect();
+    // A note that is gone since is left out.
+    let notes = state.notes.get_many(&ids).await?.iter().flatten().map(|n| NoteCard::from(&**n)).collect();
     let (next_max, next_offset) = page.next.map_or((None, None), |c| (c.max, Some(c.offset)));
     Ok(Json(FeedView { notes, next_max, next_offset }))
 }

@@ -249,6 +249,12 @@ impl Notes {
         Ok(self.notes.get(&id).await?)
     }
 
+    /// Notes `ids`, in order (`None` for one that does not exist): the L1
+    /// misses from Redis in one round trip.
+    pub async fn get_many(&self, ids: &[NoteId]) -> Result<Vec<Option<Arc<Note>>>, NoteError> {
+        Ok(self.notes.get_many(ids).await?)
+    }
+
     /// A page (from 1) of shop `shop`'s latest notes, newest first.
     pub async fn of_shop(&self, shop: ShopId, page: u32) -> Result<Vec<NoteSummary>, NoteError> {
         let all = self.by_shop.get(&shop).await?.unwrap_or_default();

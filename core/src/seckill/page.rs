@@ -52,9 +52,9 @@ pub async fn page(
     Ok(now(kv, vec![details], viewer).await?.pop())
 }
 
-/// The pages of shop `shop`'s vouchers, oldest first: the list and each
-/// voucher's details from the cache, then every voucher's units left (and
-/// the viewer's entries) in one Redis round trip.
+/// The pages of shop `shop`'s vouchers, oldest first: the list and the
+/// vouchers' details from the cache (the L1 misses in one Redis round trip),
+/// then every voucher's units left (and the viewer's entries) in one more.
 pub async fn of_shop(
     vouchers: &Vouchers,
     kv: &Kv,
@@ -62,11 +62,8 @@ pub async fn of_shop(
     viewer: Option<UserId>,
 ) -> Result<Vec<VoucherPage>, PageError> {
     let ids = vouchers.of_shop(shop).await?;
-    let mut details = Vec::with_capacity(ids.len());
-    for id in ids.iter() {
-        // A voucher listed but gone since is left out.
-        details.extend(vouchers.details(*id).await?);
-    }
+    // A voucher listed but gone since is left out.
+    let details = vouchers.details_many(&ids).await?.into_iter().flatten().collect();
     Ok(now(kv, details, viewer).await?)
 }
 

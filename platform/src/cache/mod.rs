@@ -19,6 +19,8 @@
 //!   round trip as L2, refuses keys that were never added.
 //! - **Avalanche.** Every expiry written is lengthened by a random share of
 //!   its TTL (`cache.jitter_percent`).
+//! - **Lists.** [`Cache::get_many`] reads the L1 misses of many keys from
+//!   L2 in one round trip (a page of items).
 //! - **Writes.** [`Cache::refresh`] reloads an entry under its lock after the
 //!   caller committed a change, then tells every instance to drop its L1 copy
 //!   ([`Invalidations`]); L1's TTL bounds staleness if that message is lost.
@@ -275,6 +277,52 @@ where
                 fresh => fresh,
             },
         }
+    }
+
+    /// The values of `keys`, in order, as [`Cache::get`] would answer each,
+    /// with the L1 misses read from L2 in one pipelined round trip (a list
+    /// page of twenty items costs one Redis call, not twenty). An entry
+    /// missing from L2 or expired, and every key of a cache with a Bloom
+    /// filter, goes through [`Cache::get`] (its rebuild and freshness rules).
+    pub async fn get_many(&self, keys: &[K]) -> Result<Vec<Option<Arc<V>>>, CacheError> {
+        let inner = &self.inner;
+        let mut found: Vec<Option<Entry<V>>> = Vec::with_capacity(keys.len());
+        for key in keys {
+            let entry = inner.l1.get(key).await;
+            match &entry {
+                Some(_) => inner.counters.l1_hits.increment(1),
+                None => inner.counters.l1_misses.increment(1),
+            }
+            found.push(entry);
+        }
+        let missing: Vec<usize> = (0..keys.len()).filter(|&i| found[i].is_none()).collect();
+        if !missing.is_empty() && inner.spec.bloom.is_none() {
+            let mut pipe = redis::pipe();
+            for &i in &missing {
+                pipe.get(inner.kv.keys.cache_entry(inner.spec.name, &keys[i].to_string()));
+            }
+            let raws: Vec<Option<Vec<u8>>> = pipe.query_async(&mut inner.kv.conn()).await?;
+            for (&i, raw) in missing.iter().zip(raws) {
+                let Some(env) = raw.and_then(|raw| serde_json::from_slice::<Envelope<V>>(&raw).ok()) else {
+                    inner.counters.l2_misses.increment(1);
+                    continue;
+                };
+                inner.counters.l2_hits.increment(1);
+                let entry = Entry { value: env.value.map(Arc::new), expires_ms: env.expires_ms };
+                if entry.fresh() {
+                    inner.l1.insert(keys[i].clone(), entry.clone()).await;
+                    found[i] = Some(entry);
+                }
+            }
+        }
+        let mut values = Vec::with_capacity(keys.len());
+        for (key, entry) in keys.iter().zip(found) {
+            values.push(match entry {
+                Some(entry) if entry.fresh() => entry.value,
+                _ => self.get(key).await?,
+            });
+        }
+        Ok(values)
     }
 
     /// Counts a key the use refused before any lookup (bad format, out of range).

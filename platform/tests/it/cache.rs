@@ -117,3 +117,53 @@ async fn values_that_never_change_are_served_expired_while_their_source_is_down_
     down.store(false, Ordering::SeqCst);
     assert_eq!(*cache.get(&3).await.unwrap().unwrap(), 2);
 }
+
+/// `get_many` answers each key as `get` would, in order, reading the L1
+/// misses from L2 together; only keys L2 lacks reach the source.
+#[tokio::test]
+async fn get_many_reads_l1_misses_from_l2_and_only_the_rest_from_the_source() {
+    let env = TestEnv::new();
+    let kv = env.kv().await;
+    let loads = Arc::new(AtomicU64::new(0));
+    let make = || {
+        let caches = Caches::new(&kv, &env.settings.cache);
+        let spec = Spec {
+            name: "batch_t",
+            ttl: Duration::from_secs(60),
+            freshness: Freshness::StaleWhileRebuild,
+            bloom: None,
+        };
+        let loads = Arc::clone(&loads);
+        Cache::<u64, u64>::new(
+            spec,
+            &caches,
+            FnLoader(move |key: u64| {
+                let loads = Arc::clone(&loads);
+                async move {
+                    loads.fetch_add(1, Ordering::SeqCst);
+                    Ok::<_, LoadError>((key < 90).then_some(key * 10))
+                }
+            }),
+        )
+    };
+    let (first, second) = (make(), make());
+    for key in 1..=5 {
+        assert_eq!(first.get(&key).await.unwrap().as_deref(), Some(&(key * 10)));
+    }
+    assert_eq!(loads.load(Ordering::SeqCst), 5);
+
+    // A second instance (its own, empty L1): five from L2, one from the source.
+    let l2_hits = || cityhub_testkit::metric("cityhub_cache_hits_total", &[r#"cache="batch_t""#, r#"layer="l2""#]);
+    let before = l2_hits();
+    let keys = [3, 1, 99, 5, 2, 4];
+    let values: Vec<Option<u64>> =
+        second.get_many(&keys).await.unwrap().iter().map(|v| v.as_deref().copied()).collect();
+    assert_eq!(values, [Some(30), Some(10), None, Some(50), Some(20), Some(40)]);
+    assert_eq!(loads.load(Ordering::SeqCst), 6, "only the key L2 lacked was loaded");
+    assert_eq!(l2_hits() - before, 5.0);
+
+    // Now all in its L1: no Redis read, no load.
+    let again: Vec<Option<u64>> = second.get_many(&keys).await.unwrap().iter().map(|v| v.as_deref().copied()).collect();
+    assert_eq!(again, values);
+    assert_eq!((loads.load(Ordering::SeqCst), l2_hits() - before), (6, 5.0));
+}
