@@ -13,9 +13,10 @@
 //!   reader merges the author's own list into their inbox at read time, if
 //!   they follow the author then. An author stays pulled once pulled, so no
 //!   note falls between the two ways.
-//! - **Reading** ([`Feed::page`]) costs one Redis round trip (the inbox and
-//!   the pulled set), and a second only when pulled authors exist (whether
-//!   the reader follows them, and their lists). The cursor is the last
+//! - **Reading** ([`Feed::page`]) costs one Redis round trip (the inbox, and
+//!   whether the reader follows each pulled author; the pulled set itself
+//!   is read at most once a second per process), and a second only when the
+//!   reader follows pulled authors (their lists). The cursor is the last
 //!   score seen and how many items of the page carried it: items of equal
 //!   score are skipped by that count, and a page whose items all share the
 //!   cursor's score adds its count to the cursor's, so such a page is never
@@ -26,6 +27,7 @@
 //!   inbox.
 
 use std::cmp::Reverse;
+use std::sync::Arc;
 
 use redis::AsyncCommands;
 use sqlx::MySqlPool;
@@ -35,6 +37,9 @@ use crate::config::NoteSettings;
 use crate::ids::{NoteId, UserId};
 use crate::kv::{CityKeys, Kv};
 use crate::social::{List, Social};
+
+/// How long a process reuses its read of the pulled authors.
+const PULLED_FRESH: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Followers read from MySQL, and inboxes written, per round.
 const PUSH_CHUNK: u32 = 1000;
@@ -75,12 +80,15 @@ pub struct Feed {
     pull_above: u64,
     /// The follow lists' idle TTL, ms (a read renews it).
     list_ttl_ms: i64,
+    /// The pulled authors as this process last read them.
+    pulled: moka::future::Cache<(), Arc<Vec<UserId>>>,
 }
 
 impl Feed {
     pub fn new(db: MySqlPool, kv: Kv, social: Social, settings: &NoteSettings, list_ttl: std::time::Duration) -> Self {
         let (inbox_max, pull_above) = (settings.inbox_max, settings.pull_above_followers);
-        Self { db, kv, social, inbox_max, pull_above, list_ttl_ms: list_ttl.as_millis() as i64 }
+        let pulled = moka::future::Cache::builder().max_capacity(1).time_to_live(PULLED_FRESH).build();
+        Self { db, kv, social, inbox_max, pull_above, list_ttl_ms: list_ttl.as_millis() as i64, pulled }
     }
 
     /// Adds a member to a bounded ZSet in `pipe`.
@@ -136,36 +144,49 @@ impl Feed {
     pub async fn page(&self, user: UserId, cursor: FeedCursor, count: u32) -> Result<FeedPage, NoteError> {
         let max = cursor.max.map_or_else(|| "+inf".to_owned(), |m| m.to_string());
         let want = (cursor.offset + count) as isize;
-        let (inbox, mut pulled): (Vec<(NoteId, i64)>, Vec<UserId>) = redis::pipe()
-            .zrevrangebyscore_limit_withscores(self.kv.keys.feed_inbox(user), &max, "-inf", 0, want)
-            .smembers(self.kv.keys.feed_pulled())
-            .query_async(&mut self.kv.conn())
-            .await?;
+        let mut pulled = (*self.pulled().await?).clone();
         pulled.retain(|&a| a != user);
-        let mut items = inbox;
+        let followings = self.kv.keys.follow_list(user, List::Followings.name());
+        let mut pipe = redis::pipe();
+        pipe.zrevrangebyscore_limit_withscores(self.kv.keys.feed_inbox(user), &max, "-inf", 0, want);
         if !pulled.is_empty() {
-            let followings = self.kv.keys.follow_list(user, List::Followings.name());
-            let mut pipe = redis::pipe();
             // PEXPIRE: does the list exist, and keep it so for the ZMSCORE after it.
             pipe.pexpire(&followings, self.list_ttl_ms).cmd("ZMSCORE").arg(&followings).arg(&pulled);
-            for author in &pulled {
+        }
+        let values: Vec<redis::Value> = pipe.query_async(&mut self.kv.conn()).await?;
+        let mut items: Vec<(NoteId, i64)> = parse(&values[0])?;
+        if pulled.is_empty() {
+            return Ok(cut(items, cursor, count));
+        }
+        let (built, scores): (bool, Vec<Option<f64>>) = (parse(&values[1])?, parse(&values[2])?);
+        // A list not in Redis is rebuilt from MySQL (more round trips, on a miss only).
+        let follows = match built {
+            true => scores.iter().map(Option::is_some).collect(),
+            false => self.social.follows_each(user, &pulled).await?,
+        };
+        let followed: Vec<UserId> = pulled.into_iter().zip(follows).filter_map(|(a, f)| f.then_some(a)).collect();
+        if !followed.is_empty() {
+            let mut pipe = redis::pipe();
+            for author in &followed {
                 pipe.zrevrangebyscore_limit_withscores(self.kv.keys.feed_authored(*author), &max, "-inf", 0, want);
             }
-            let mut values: Vec<redis::Value> = pipe.query_async(&mut self.kv.conn()).await?;
-            let lists = values.split_off(2);
-            let (built, scores): (bool, Vec<Option<f64>>) = (parse(&values[0])?, parse(&values[1])?);
-            // A list not in Redis is rebuilt from MySQL (one more round trip, on a miss only).
-            let follows = match built {
-                true => scores.iter().map(Option::is_some).collect(),
-                false => self.social.follows_each(user, &pulled).await?,
-            };
-            for (list, follows) in lists.iter().zip(follows) {
-                if follows {
-                    items.extend(parse::<Vec<(NoteId, i64)>>(list)?);
-                }
-            }
+            let lists: Vec<Vec<(NoteId, i64)>> = pipe.query_async(&mut self.kv.conn()).await?;
+            items.extend(lists.into_iter().flatten());
         }
         Ok(cut(items, cursor, count))
+    }
+
+    /// The pulled authors, read from Redis at most once per
+    /// [`PULLED_FRESH`] per process (the set only grows, and a newly pulled
+    /// author's notes are in their own list, so a reader sees them that much
+    /// later at most).
+    async fn pulled(&self) -> Result<Arc<Vec<UserId>>, NoteError> {
+        let kv = self.kv.clone();
+        let read = async move {
+            let members: Vec<UserId> = kv.conn().smembers(kv.keys.feed_pulled()).await?;
+            Ok::<_, redis::RedisError>(Arc::new(members))
+        };
+        self.pulled.try_get_with((), read).await.map_err(|e| NoteError::Redis(Arc::unwrap_or_clone(e)))
     }
 }
 
