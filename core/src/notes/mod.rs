@@ -214,11 +214,7 @@ impl Notes {
     pub async fn publish(&self, new: NewNote) -> Result<Note, NoteError> {
         new.check()?;
         let mut tx = self.db.begin().await?;
-        let shop: Option<(ShopId,)> = sqlx::query_as("SELECT id FROM shops WHERE id = ? LOCK IN SHARE MODE")
-            .bind(new.shop_id)
-            .fetch_optional(&mut *tx)
-            .await?;
-        if shop.is_none() {
+        if !crate::shops::repo::lock_existing(&mut tx, new.shop_id).await? {
             return Err(NoteError::UnknownShop(new.shop_id));
         }
         let images = serde_json::to_string(&new.images).expect("strings serialize");

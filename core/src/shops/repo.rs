@@ -25,6 +25,15 @@ pub enum WriteError {
     Db(#[from] sqlx::Error),
 }
 
+/// Whether shop `id` exists, its row share-locked until the caller's
+/// transaction ends: a row that refers to the shop (a voucher, a note) is
+/// written under that lock.
+pub async fn lock_existing(tx: &mut sqlx::MySqlConnection, id: ShopId) -> Result<bool, sqlx::Error> {
+    let found: Option<(ShopId,)> =
+        sqlx::query_as("SELECT id FROM shops WHERE id = ? LOCK IN SHARE MODE").bind(id).fetch_optional(tx).await?;
+    Ok(found.is_some())
+}
+
 fn shop(row: sqlx::mysql::MySqlRow) -> Result<Shop, sqlx::Error> {
     let (x, y): (Option<f64>, Option<f64>) = (row.try_get("x")?, row.try_get("y")?);
     let spec = NewShop {

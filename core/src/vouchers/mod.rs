@@ -77,17 +77,24 @@ pub struct NewOrdinaryVoucher {
 }
 
 impl NewOrdinaryVoucher {
-    /// The price paid is at most the coupon's value, and it has a unit.
+    /// The rules every voucher obeys: the price paid is at most its value,
+    /// and it has a unit.
     pub fn check(&self) -> Result<(), VoucherError> {
-        let invalid = |field, reason| Err(VoucherError::Invalid { field, reason });
-        if self.pay_value > self.actual_value {
-            return invalid("pay_value", "must not exceed actual_value");
-        }
-        if self.stock == 0 {
-            return invalid("stock", "must be at least 1");
-        }
-        Ok(())
+        check_price_and_stock(self.pay_value, self.actual_value, self.stock)
     }
+}
+
+/// The rules of every voucher, of either kind: the price paid is at most
+/// the voucher's value, and it has at least one unit.
+fn check_price_and_stock(pay_value: u64, actual_value: u64, stock: u32) -> Result<(), VoucherError> {
+    let invalid = |field, reason| Err(VoucherError::Invalid { field, reason });
+    if pay_value > actual_value {
+        return invalid("pay_value", "must not exceed actual_value");
+    }
+    if stock == 0 {
+        return invalid("stock", "must be at least 1");
+    }
+    Ok(())
 }
 
 /// A stored ordinary coupon.
@@ -114,8 +121,8 @@ pub struct NewSeckillVoucher {
 
 impl NewSeckillVoucher {
     /// The rules every seckill voucher obeys, whoever creates it: the sale
-    /// ends after it begins and in the future, and the price paid is at
-    /// most the voucher's value.
+    /// ends after it begins and in the future, and those of every voucher
+    /// (the price paid at most its value, at least one unit).
     pub fn check(&self) -> Result<(), VoucherError> {
         let invalid = |field, reason| Err(VoucherError::Invalid { field, reason });
         if self.end_time <= self.begin_time {
@@ -124,13 +131,7 @@ impl NewSeckillVoucher {
         if self.end_time <= Utc::now() {
             return invalid("end_time", "must be in the future");
         }
-        if self.pay_value > self.actual_value {
-            return invalid("pay_value", "must not exceed actual_value");
-        }
-        if self.stock == 0 {
-            return invalid("stock", "must be at least 1");
-        }
-        Ok(())
+        check_price_and_stock(self.pay_value, self.actual_value, self.stock)
     }
 }
 
@@ -432,11 +433,9 @@ async fn insert_voucher(
     [title, sub_title, rules]: [&str; 3],
     (pay_value, actual_value): (u64, u64),
 ) -> Result<VoucherId, VoucherError> {
-    let found: Option<(ShopId,)> = sqlx::query_as("SELECT id FROM shops WHERE id = ? LOCK IN SHARE MODE")
-        .bind(shop)
-        .fetch_optional(&mut *tx)
-        .await?;
-    found.ok_or(VoucherError::UnknownShop(shop))?;
+    if !crate::shops::repo::lock_existing(&mut *tx, shop).await? {
+        return Err(VoucherError::UnknownShop(shop));
+    }
     let id = sqlx::query(
         "INSERT INTO vouchers (shop_id, kind, title, sub_title, rules, pay_value, actual_value) \
          VALUES (?, ?, ?, ?, ?, ?, ?)",

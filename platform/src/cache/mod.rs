@@ -258,6 +258,14 @@ where
                 inner.l1.try_get_with_by_ref(key, self.fill(key)).await.map_err(Arc::unwrap_or_clone)?
             }
         };
+        self.serve(key, entry).await
+    }
+
+    /// The value of `entry` (found for `key`), as its freshness rule says:
+    /// at once while fresh, else stale with a background rebuild or after
+    /// waiting for the one rebuild.
+    async fn serve(&self, key: &K, entry: Entry<V>) -> Result<Option<Arc<V>>, CacheError> {
+        let inner = &self.inner;
         if entry.fresh() {
             return Ok(entry.value);
         }
@@ -282,8 +290,9 @@ where
     /// The values of `keys`, in order, as [`Cache::get`] would answer each,
     /// with the L1 misses read from L2 in one pipelined round trip (a list
     /// page of twenty items costs one Redis call, not twenty). An entry
-    /// missing from L2 or expired, and every key of a cache with a Bloom
-    /// filter, goes through [`Cache::get`] (its rebuild and freshness rules).
+    /// missing from L2, and every miss of a cache with a Bloom filter, is
+    /// filled as [`Cache::get`] fills it; every entry is then served by the
+    /// same freshness rules.
     pub async fn get_many(&self, keys: &[K]) -> Result<Vec<Option<Arc<V>>>, CacheError> {
         let inner = &self.inner;
         let mut found: Vec<Option<Entry<V>>> = Vec::with_capacity(keys.len());
@@ -309,18 +318,17 @@ where
                 };
                 inner.counters.l2_hits.increment(1);
                 let entry = Entry { value: env.value.map(Arc::new), expires_ms: env.expires_ms };
-                if entry.fresh() {
-                    inner.l1.insert(keys[i].clone(), entry.clone()).await;
-                    found[i] = Some(entry);
-                }
+                inner.l1.insert(keys[i].clone(), entry.clone()).await;
+                found[i] = Some(entry);
             }
         }
         let mut values = Vec::with_capacity(keys.len());
         for (key, entry) in keys.iter().zip(found) {
-            values.push(match entry {
-                Some(entry) if entry.fresh() => entry.value,
-                _ => self.get(key).await?,
-            });
+            let entry = match entry {
+                Some(entry) => entry,
+                None => inner.l1.try_get_with_by_ref(key, self.fill(key)).await.map_err(Arc::unwrap_or_clone)?,
+            };
+            values.push(self.serve(key, entry).await?);
         }
         Ok(values)
     }
