@@ -1,6 +1,6 @@
 -- generation.lua: prepended to every fenced script (see platform/src/kv/generation.rs).
 --
--- A fenced script's KEYS[1] is the generation mark <prefix>redis:generation
+-- A fenced script's KEYS[1] is the generation mark of its slot, <prefix>redis:generation:{<tag>}
 -- and its ARGV[1] the generation its caller verified. The script's own keys
 -- and arguments follow.
 

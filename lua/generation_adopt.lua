@@ -1,6 +1,6 @@
 -- generation_adopt.lua: make a fresh generation current for this server, once.
 --
--- KEYS[1]  generation mark  <prefix>redis:generation  fields run_id, replid, gen
+-- KEYS[1]  a slot's generation mark  <prefix>redis:generation:{<tag>}  fields run_id, replid, gen
 -- ARGV[1]  the server's run_id (INFO server)
 -- ARGV[2]  the server's master_replid (INFO replication)
 -- ARGV[3]  a fresh generation token

@@ -37,7 +37,9 @@ pub trait CityKeys {
     /// accepted order the worker has not stored yet, so its owner can see it as `queued`.
     fn pending_order(&self, order_id: OrderId) -> String;
     /// GEO set of the shops of one type with a position (member: shop id),
-    /// plus the member `-` that marks an index built from MySQL (see `shops::geo`).
+    /// plus the member `-` that marks an index built from MySQL (see
+    /// `shops::geo`). The type is the hash tag: a rebuild writes a copy
+    /// beside it and renames it into place.
     fn shop_geo(&self, type_id: u64) -> String;
     /// String with a TTL: the lock of whoever rebuilds one type's GEO index.
     fn shop_geo_lock(&self, type_id: u64) -> String;
@@ -152,11 +154,11 @@ impl CityKeys for Keys {
     }
 
     fn shop_geo(&self, type_id: u64) -> String {
-        self.key(format_args!("shops:geo:{type_id}"))
+        self.key(format_args!("shops:geo:{{{type_id}}}"))
     }
 
     fn shop_geo_lock(&self, type_id: u64) -> String {
-        self.key(format_args!("shops:geo:{type_id}:lock"))
+        self.key(format_args!("shops:geo:{{{type_id}}}:lock"))
     }
 
     fn shop_visitors(&self, shop_id: ShopId, day: chrono::NaiveDate) -> String {

@@ -197,9 +197,25 @@ pub struct DatabaseSettings {
 #[derive(Debug, Clone, Serialize, Deserialize, Validate)]
 #[serde(deny_unknown_fields)]
 pub struct RedisSettings {
+    /// The one server, when `cluster_nodes` is empty.
     pub url: Secret,
+    /// Comma-separated `host:port` of some nodes of a Redis Cluster (the
+    /// rest are discovered); empty for the one server at `url`.
+    pub cluster_nodes: String,
     /// Prefix of every key CityHub writes.
     pub key_prefix: String,
+}
+
+impl RedisSettings {
+    /// The cluster nodes as `redis://` URLs; empty for one server.
+    pub fn cluster_node_urls(&self) -> Vec<String> {
+        self.cluster_nodes
+            .split(',')
+            .map(str::trim)
+            .filter(|node| !node.is_empty())
+            .map(|node| if node.contains("://") { node.to_owned() } else { format!("redis://{node}") })
+            .collect()
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, Validate)]

@@ -6,7 +6,9 @@
 //! Services are found at `CITYHUB_TEST_MYSQL` (default
 //! `mysql://root@127.0.0.1:3306`), `CITYHUB_TEST_REDIS` (default
 //! `redis://127.0.0.1:6379`) and `CITYHUB_TEST_NAMESRV` (default
-//! `127.0.0.1:9876`).
+//! `127.0.0.1:9876`). With `CITYHUB_TEST_REDIS_CLUSTER` (comma-separated
+//! `host:port` of cluster nodes) every test runs on that Redis Cluster
+//! instead: the suite's cluster profile (`scripts/test --cluster`).
 
 use std::sync::{Arc, OnceLock};
 
@@ -49,6 +51,7 @@ impl TestEnv {
             Secret::new(format!("{}/{db_name}", env_or("CITYHUB_TEST_MYSQL", "mysql://root@127.0.0.1:3306")));
         settings.database.max_connections = 8;
         settings.redis.url = Secret::new(env_or("CITYHUB_TEST_REDIS", "redis://127.0.0.1:6379"));
+        settings.redis.cluster_nodes = env_or("CITYHUB_TEST_REDIS_CLUSTER", "");
         settings.redis.key_prefix = format!("t{id}:");
         settings.mq.namesrv_addr = env_or("CITYHUB_TEST_NAMESRV", "127.0.0.1:9876");
         settings.mq.order_topic = format!("cityhub_orders_t{id}");
@@ -115,8 +118,8 @@ impl Default for TestEnv {
 impl Drop for TestEnv {
     fn drop(&mut self) {
         let (db_name, prefix) = (self.db_name.clone(), self.settings.redis.key_prefix.clone());
-        let (mysql, redis_url) =
-            (env_or("CITYHUB_TEST_MYSQL", "mysql://root@127.0.0.1:3306"), self.settings.redis.url.clone());
+        let mysql = env_or("CITYHUB_TEST_MYSQL", "mysql://root@127.0.0.1:3306");
+        let redis = self.settings.redis.clone();
         // Async clean-up from a sync Drop: a short-lived runtime on its own thread.
         let _ = std::thread::spawn(move || {
             let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().ok()?;
@@ -126,21 +129,28 @@ impl Drop for TestEnv {
                     let _ = sqlx::Executor::execute(&mut conn, format!("DROP DATABASE IF EXISTS `{db_name}`").as_str())
                         .await;
                 }
-                if let Ok(client) = redis::Client::open(redis_url.expose()) {
-                    if let Ok(mut conn) = client.get_multiplexed_async_connection().await {
-                        let keys: Vec<String> = redis::cmd("KEYS")
-                            .arg(format!("{prefix}*"))
-                            .query_async(&mut conn)
-                            .await
-                            .unwrap_or_default();
-                        if !keys.is_empty() {
-                            let _: redis::RedisResult<()> = redis::cmd("DEL").arg(keys).query_async(&mut conn).await;
-                        }
-                    }
-                }
+                drop_keys(&redis, &prefix).await;
             });
             Some(())
         })
         .join();
     }
+}
+
+/// Deletes every key under `prefix` (on a cluster, KEYS asks every master
+/// and each key is deleted on its own node).
+async fn drop_keys(redis: &cityhub_platform::config::RedisSettings, prefix: &str) {
+    let nodes = redis.cluster_node_urls();
+    let conn = if nodes.is_empty() {
+        let Ok(client) = redis::Client::open(redis.url.expose()) else { return };
+        let Ok(conn) = client.get_connection_manager().await else { return };
+        cityhub_platform::kv::Conn::Single(conn)
+    } else {
+        let Ok(client) = redis::cluster::ClusterClient::new(nodes) else { return };
+        let Ok(conn) = client.get_async_connection().await else { return };
+        cityhub_platform::kv::Conn::Cluster(conn)
+    };
+    let keys: Vec<String> =
+        redis::cmd("KEYS").arg(format!("{prefix}*")).query_async(&mut conn.clone()).await.unwrap_or_default();
+    let _ = conn.query_each(keys.iter().map(redis::Cmd::del).collect()).await;
 }

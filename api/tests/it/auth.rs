@@ -414,6 +414,7 @@ async fn sessions_outlive_redis_losing_them_and_a_stale_copy_never_revives_a_log
     let url = redis.url();
     let app = TestApp::spawn_with(Options { worker: false }, |s| {
         s.redis.url = Secret::new(url);
+        s.redis.cluster_nodes.clear();
         s.auth.session_cache_ms = Duration::from_millis(1);
     })
     .await;

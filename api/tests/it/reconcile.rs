@@ -180,6 +180,7 @@ async fn redis_restored_from_an_older_snapshot_pauses_the_sale_until_rebuilt_and
     let app = TestApp::spawn_with(Options { worker: true }, |s| {
         quick(s);
         s.redis.url = Secret::new(url);
+        s.redis.cluster_nodes.clear();
     })
     .await;
     let voucher = app.on_sale(20).await;

@@ -131,6 +131,7 @@ async fn a_reserve_whose_reply_is_lost_leaves_no_stranded_unit() {
     let proxy = crate::proxy::Proxy::start(listener, redis, sha).await;
     let app = TestApp::spawn_with(Options { worker: true }, |s| {
         s.redis.url = cityhub_core::config::Secret::new(format!("redis://{}", proxy.addr));
+        s.redis.cluster_nodes.clear();
     })
     .await;
     let voucher = app.on_sale(5).await;

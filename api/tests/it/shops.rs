@@ -180,8 +180,9 @@ async fn nearby_finds_shops_in_distance_order_within_the_radius_and_follows_move
     assert_eq!(names(&nearby(&app, 2, 5000).await), ["E", "B"]);
 
     // Redis lost the index: the next search rebuilds it from MySQL.
-    let _: () =
-        redis::AsyncCommands::del(&mut app.kv.conn(), format!("{}shops:geo:1", app.kv.keys.prefix())).await.unwrap();
+    let _: () = redis::AsyncCommands::del(&mut app.kv.conn(), cityhub_core::kv::CityKeys::shop_geo(&app.kv.keys, 1))
+        .await
+        .unwrap();
     assert_eq!(names(&nearby(&app, 1, 5000).await), ["A", "C"]);
 
     for (query, code) in [

@@ -33,7 +33,7 @@ async fn creating_a_voucher_stores_it_and_preloads_its_stock_and_window() {
     assert_eq!(state["pay_value"], 8000);
     let begin = chrono::DateTime::parse_from_rfc3339(req["begin_time"].as_str().unwrap()).unwrap();
     assert_eq!(state["begin_ms"], begin.timestamp_millis());
-    let generation = app.kv.generation.current().await.unwrap();
+    let generation = app.kv.generation.current(&app.kv.keys.seckill_voucher(id)).await.unwrap();
     assert_eq!(state["gen"].to_string(), *generation, "written under Redis's current generation");
     app.shutdown().await;
 }

@@ -41,7 +41,7 @@ impl Stages {
 pub async fn accepted_evalsha(settings: &Settings, kv: &Kv, args: &Args) -> anyhow::Result<f64> {
     let voucher = VoucherId(u64::from(rand::random::<u32>()) + (1 << 40));
     let hash = kv.keys.seckill_voucher(voucher);
-    let generation = kv.generation.current().await?.to_string();
+    let generation = kv.generation.current(&hash).await?.to_string();
     let fields = [
         ("stock", "1000000000".to_owned()),
         ("begin_ms", "0".to_owned()),

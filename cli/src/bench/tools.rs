@@ -91,11 +91,11 @@ pub async fn redis_benchmark(settings: &Settings, kv: &Kv, voucher: VoucherId, a
     let url = settings.redis.url.expose();
     let hostport = url.trim_start_matches("redis://").trim_end_matches('/');
     let (host, port) = hostport.rsplit_once(':').unwrap_or((hostport, "6379"));
-    let generation = kv.generation.current().await?;
+    let generation = kv.generation.current(&kv.keys.seckill_voucher(voucher)).await?;
     let out = tokio::process::Command::new("redis-benchmark")
         .args(["-h", host, "-p", port, "-c", &args.connections.to_string(), "-n", &args.evalsha_calls.to_string()])
         .args(["-r", "100000000", "-q", "--csv", "EVALSHA", cityhub_core::seckill::scripts::reserve_sha(), "3"])
-        .arg(kv.generation.mark_key())
+        .arg(kv.generation.mark_for(&kv.keys.seckill_voucher(voucher)))
         .arg(kv.keys.seckill_voucher(voucher))
         .arg(kv.keys.seckill_buyers(voucher))
         .arg(&*generation)

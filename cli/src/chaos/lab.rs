@@ -289,6 +289,7 @@ impl Lab {
         let mut s = base.clone();
         s.database.url = Secret::new(format!("mysql://root@127.0.0.1:{}/cityhub", self.mysql_port));
         s.redis.url = Secret::new(format!("redis://127.0.0.1:{}", self.redis_port));
+        s.redis.cluster_nodes.clear();
         s.mq.namesrv_addr = format!("127.0.0.1:{}", self.namesrv_port);
         s
     }

@@ -335,18 +335,18 @@ impl Auth {
         sessions: &[(String, Session)],
         until: DateTime<Utc>,
     ) -> Result<std::collections::HashMap<UserId, Role>, AuthError> {
-        let generation = self.kv.generation.current().await?;
-        let mut pipe = redis::pipe();
+        let mut writes = Vec::with_capacity(sessions.len());
         for (hash, session) in sessions {
+            let key = self.kv.keys.session(hash);
             let copy = Cached {
                 user_id: session.user_id,
                 role: session.role,
-                generation: generation.to_string(),
+                generation: self.kv.generation.current(&key).await?.to_string(),
                 until_ms: until.timestamp_millis(),
             };
-            pipe.set_ex(self.kv.keys.session(hash), serde_json::to_string(&copy)?, self.token_ttl.as_secs()).ignore();
+            writes.push(redis::Cmd::set_ex(key, serde_json::to_string(&copy)?, self.token_ttl.as_secs()));
         }
-        let _: () = pipe.query_async(&mut self.kv.conn()).await?;
+        self.kv.conn().query_each(writes).await?;
         let roles = self.roles(sessions.iter().map(|(_, s)| s.user_id)).await?;
         let stale: Vec<&String> = sessions
             .iter()
@@ -486,8 +486,8 @@ impl Auth {
 
     /// A trusted Redis copy, its row's expiry slid when half of it is gone.
     async fn cached_session(&self, hash: &str) -> Result<Option<Session>, AuthError> {
-        let generation = self.kv.generation.current().await?;
         let keys = [self.kv.keys.session(hash)];
+        let generation = self.kv.generation.current(&keys[0]).await?;
         let (_, raw): (i64, Option<String>) =
             self.kv.eval_fenced(&READ, &keys, &[self.token_ttl.as_secs().to_string()]).await?;
         let Some(copy) = raw.map(|r| serde_json::from_str::<Cached>(&r)).transpose()? else {

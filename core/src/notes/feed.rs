@@ -92,16 +92,16 @@ impl Feed {
     }
 
     /// Adds a member to a bounded ZSet in `pipe`.
-    fn bounded_add(&self, pipe: &mut redis::Pipeline, key: &str, e: &NotePublished) {
-        pipe.zadd(key, e.note_id, e.created_ms).ignore();
-        pipe.zremrangebyrank(key, 0, -(self.inbox_max as isize) - 1).ignore();
+    fn bounded_add(&self, key: &str, e: &NotePublished) -> [redis::Cmd; 2] {
+        [
+            redis::Cmd::zadd(key, e.note_id, e.created_ms),
+            redis::Cmd::zremrangebyrank(key, 0, -(self.inbox_max as isize) - 1),
+        ]
     }
 
     /// Pushes one published note (see the module doc).
     pub async fn push(&self, e: &NotePublished) -> Result<Pushed, NoteError> {
-        let mut pipe = redis::pipe();
-        self.bounded_add(&mut pipe, &self.kv.keys.feed_authored(e.author), e);
-        pipe.query_async::<()>(&mut self.kv.conn()).await?;
+        self.kv.conn().query_each(self.bounded_add(&self.kv.keys.feed_authored(e.author), e).into()).await?;
         let pulled: bool = self.kv.conn().sismember(self.kv.keys.feed_pulled(), e.author).await?;
         if pulled {
             return Ok(Pushed::Pulled);
@@ -126,11 +126,8 @@ impl Feed {
             .fetch_all(&self.db)
             .await?;
             let Some(&(last,)) = batch.last() else { break };
-            let mut pipe = redis::pipe();
-            for (follower,) in &batch {
-                self.bounded_add(&mut pipe, &self.kv.keys.feed_inbox(*follower), e);
-            }
-            pipe.query_async::<()>(&mut self.kv.conn()).await?;
+            let adds = batch.iter().flat_map(|(follower,)| self.bounded_add(&self.kv.keys.feed_inbox(*follower), e));
+            self.kv.conn().query_each(adds.collect()).await?;
             pushed += batch.len();
             if batch.len() < PUSH_CHUNK as usize {
                 break;
@@ -166,12 +163,18 @@ impl Feed {
         };
         let followed: Vec<UserId> = pulled.into_iter().zip(follows).filter_map(|(a, f)| f.then_some(a)).collect();
         if !followed.is_empty() {
-            let mut pipe = redis::pipe();
-            for author in &followed {
-                pipe.zrevrangebyscore_limit_withscores(self.kv.keys.feed_authored(*author), &max, "-inf", 0, want);
+            let reads = followed.iter().map(|author| {
+                redis::Cmd::zrevrangebyscore_limit_withscores(
+                    self.kv.keys.feed_authored(*author),
+                    &max,
+                    "-inf",
+                    0,
+                    want,
+                )
+            });
+            for list in self.kv.conn().query_each(reads.collect()).await? {
+                items.extend(parse::<Vec<(NoteId, i64)>>(&list)?);
             }
-            let lists: Vec<Vec<(NoteId, i64)>> = pipe.query_async(&mut self.kv.conn()).await?;
-            items.extend(lists.into_iter().flatten());
         }
         Ok(cut(items, cursor, count))
     }

@@ -268,18 +268,19 @@ impl Reconciler {
         if voucher_ids.is_empty() {
             return Ok(Vec::new());
         }
-        let generation = self.kv.generation.current().await?;
-        let mut pipe = redis::pipe();
-        for id in voucher_ids {
-            pipe.hget(self.kv.keys.seckill_voucher(*id), "gen");
+        let keys: Vec<String> = voucher_ids.iter().map(|id| self.kv.keys.seckill_voucher(*id)).collect();
+        let reads = keys.iter().map(|key| redis::Cmd::hget(key, "gen")).collect();
+        let written = self.kv.conn().query_each(reads).await?;
+        let mut paused = Vec::new();
+        for ((id, key), written) in voucher_ids.iter().zip(&keys).zip(written) {
+            let written: Option<String> = redis::from_redis_value(written).map_err(redis::RedisError::from)?;
+            // On a cluster each voucher's copy has a generation of its own.
+            let generation = self.kv.generation.current(key).await?;
+            if written.as_deref() != Some(&*generation) {
+                paused.push(*id);
+            }
         }
-        let written: Vec<Option<String>> = pipe.query_async(&mut self.kv.conn()).await?;
-        Ok(voucher_ids
-            .iter()
-            .zip(written)
-            .filter(|(_, g)| g.as_deref() != Some(&*generation))
-            .map(|(id, _)| *id)
-            .collect())
+        Ok(paused)
     }
 
     /// Reconciles one voucher now, repairing what it can; keeps and returns the report.

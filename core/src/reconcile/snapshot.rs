@@ -75,7 +75,7 @@ impl Snapshot {
 
 /// Reads the snapshot of `voucher_id`.
 pub async fn load(db: &MySqlPool, kv: &Kv, voucher_id: VoucherId) -> Result<Snapshot, ReconcileError> {
-    let generation = kv.generation.current().await?;
+    let generation = kv.generation.current(&kv.keys.seckill_voucher(voucher_id)).await?;
     let (redis_stock, written_under): (Option<i64>, Option<String>) = redis::cmd("HMGET")
         .arg(kv.keys.seckill_voucher(voucher_id))
         .arg("stock")

@@ -79,17 +79,18 @@ async fn now(
     // Per voucher: its units left, then for a seckill voucher with a viewer
     // the viewer's entry.
     let asks_entry = |d: &VoucherDetails| d.kind == VoucherKind::Seckill && viewer.is_some();
-    let mut pipe = redis::pipe();
+    let mut reads = Vec::new();
     for d in &details {
-        match d.kind {
-            VoucherKind::Seckill => pipe.hget(kv.keys.seckill_voucher(d.id), "stock"),
-            VoucherKind::Ordinary => pipe.get(kv.keys.coupon_stock(d.id)),
-        };
+        reads.push(match d.kind {
+            VoucherKind::Seckill => redis::Cmd::hget(kv.keys.seckill_voucher(d.id), "stock"),
+            VoucherKind::Ordinary => redis::Cmd::get(kv.keys.coupon_stock(d.id)),
+        });
         if let (true, Some(user)) = (asks_entry(d), viewer) {
-            pipe.hget(kv.keys.seckill_buyers(d.id), user);
+            reads.push(redis::Cmd::hget(kv.keys.seckill_buyers(d.id), user));
         }
     }
-    let values: Vec<redis::Value> = pipe.query_async(&mut kv.conn()).await?;
+    // Vouchers live in slots of their own: one round trip per node.
+    let values = kv.conn().query_each(reads).await?;
     let mut values = values.iter();
     let mut pages = Vec::with_capacity(details.len());
     let short = || redis::RedisError::from((redis::ErrorKind::Parse, "short pipeline answer"));

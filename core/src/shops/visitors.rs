@@ -83,22 +83,22 @@ impl Visitors {
         }
     }
 
-    /// Adds `visits` in one round trip; each day's key expires
-    /// `retention_days` after that day.
+    /// Adds `visits` in one round trip (per node on a cluster); each day's
+    /// key expires `retention_days` after that day.
     pub async fn add(&self, visits: &[Visit]) -> redis::RedisResult<()> {
         let mut by_key: HashMap<(ShopId, NaiveDate), Vec<UserId>> = HashMap::new();
         for v in visits {
             by_key.entry((v.shop_id, v.day)).or_default().push(v.user_id);
         }
-        let mut pipe = redis::pipe();
+        let mut writes = Vec::with_capacity(by_key.len() * 2);
         for ((shop_id, day), users) in by_key {
             let key = self.kv.keys.shop_visitors(shop_id, day);
             let until = day + chrono::Days::new(u64::from(self.retention_days) + 1);
             let until = until.and_hms_opt(0, 0, 0).expect("midnight exists").and_utc().timestamp();
-            pipe.cmd("PFADD").arg(&key).arg(users).ignore();
-            pipe.cmd("EXPIREAT").arg(&key).arg(until).ignore();
+            writes.push(redis::cmd("PFADD").arg(&key).arg(users).clone());
+            writes.push(redis::Cmd::expire_at(&key, until));
         }
-        pipe.query_async(&mut self.kv.conn()).await
+        self.kv.conn().query_each(writes).await.map(drop)
     }
 
     /// Visitors of `shop_id` on each day from `from` to `to` (inclusive) and

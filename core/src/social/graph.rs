@@ -179,11 +179,8 @@ impl Social {
     /// Drops the cached recommendations of `users` (best effort: they
     /// expire within `social.recommendations_ttl_secs` anyway).
     async fn forget_recommendations(&self, users: &[UserId]) {
-        let mut pipe = redis::pipe();
-        for &user in users {
-            pipe.del(self.kv.keys.recommendations(user)).ignore();
-        }
-        if let Err(err) = pipe.query_async::<()>(&mut self.kv.conn()).await {
+        let drops = users.iter().map(|&user| redis::Cmd::del(self.kv.keys.recommendations(user))).collect();
+        if let Err(err) = self.kv.conn().query_each(drops).await {
             tracing::warn!(error = %err, "cached recommendations not dropped; they expire");
         }
     }

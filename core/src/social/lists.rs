@@ -24,6 +24,7 @@ use std::str::FromStr;
 use std::sync::{Arc, LazyLock};
 
 use cityhub_platform::cache::lock;
+use cityhub_platform::kv::conn::slot;
 use cityhub_platform::metrics as m;
 use redis::{AsyncCommands, Script};
 
@@ -105,6 +106,19 @@ fn order(entries: &mut [Entry]) {
 /// Whether `e` comes after `cursor` in that order.
 fn after(e: &Entry, cursor: &Cursor) -> bool {
     e.at_ms < cursor.at_ms || (e.at_ms == cursor.at_ms && e.user_id.to_string() < cursor.user_id.to_string())
+}
+
+/// The members in every list, each with its latest time (`ZINTER ...
+/// AGGREGATE MAX`).
+fn intersect(lists: Vec<Vec<Entry>>) -> Vec<Entry> {
+    let mut lists = lists.into_iter();
+    let Some(first) = lists.next() else { return Vec::new() };
+    let mut common: std::collections::HashMap<UserId, i64> = first.into_iter().map(|e| (e.user_id, e.at_ms)).collect();
+    for list in lists {
+        let here: std::collections::HashMap<UserId, i64> = list.into_iter().map(|e| (e.user_id, e.at_ms)).collect();
+        common.retain(|user, at| here.get(user).map(|&other| *at = (*at).max(other)).is_some());
+    }
+    common.into_iter().map(|(user_id, at_ms)| Entry { user_id, at_ms }).collect()
 }
 
 /// Parses `member, score, ...` pairs, leaving out the marker.
@@ -321,16 +335,31 @@ impl Social {
     }
 
     /// The members in every one of `keys` (score: the latest), in list order.
+    /// One `ZINTER` when the keys share a slot (one user's lists); else
+    /// (two users' lists, which a cluster keeps apart) each list is read, in
+    /// one round trip per node, and intersected here.
     async fn inter(&self, keys: &[String]) -> Result<Vec<Entry>, SocialError> {
-        let flat: Vec<String> = redis::cmd("ZINTER")
-            .arg(keys.len())
-            .arg(keys)
-            .arg("AGGREGATE")
-            .arg("MAX")
-            .arg("WITHSCORES")
-            .query_async(&mut self.kv.conn())
-            .await?;
-        let mut found = entries(&flat);
+        let one_slot = keys.windows(2).all(|pair| slot(pair[0].as_bytes()) == slot(pair[1].as_bytes()));
+        let mut found = if one_slot {
+            let flat: Vec<String> = redis::cmd("ZINTER")
+                .arg(keys.len())
+                .arg(keys)
+                .arg("AGGREGATE")
+                .arg("MAX")
+                .arg("WITHSCORES")
+                .query_async(&mut self.kv.conn())
+                .await?;
+            entries(&flat)
+        } else {
+            let reads = keys.iter().map(|key| redis::cmd("ZRANGE").arg(key).arg(0).arg(-1).arg("WITHSCORES").clone());
+            let lists = self.kv.conn().query_each(reads.collect()).await?;
+            let lists = lists
+                .into_iter()
+                .map(|flat| redis::from_redis_value::<Vec<String>>(flat).map(|flat| entries(&flat)))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(redis::RedisError::from)?;
+            intersect(lists)
+        };
         order(&mut found);
         Ok(found)
     }

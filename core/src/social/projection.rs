@@ -120,24 +120,19 @@ impl Projection {
             None => (String::new(), String::new()),
         };
         let keys = &self.kv.keys;
-        let mut pipe = redis::pipe();
-        for (user, list, other) in
-            [(e.follower_id, List::Followings, e.followee_id), (e.followee_id, List::Followers, e.follower_id)]
-        {
-            let (followers, followings) = count_args(user);
-            pipe.invoke_script(
-                APPLY
-                    .key(keys.follow_list(user, list.name()))
-                    .key(keys.follow_counts(user))
-                    .arg(op)
-                    .arg(other)
-                    .arg(score)
-                    .arg(followers)
-                    .arg(followings),
-            )
-            .ignore();
-        }
-        pipe.query_async::<()>(&mut self.kv.conn()).await?;
+        // One script per user: the two users' keys live in slots of their own.
+        let applies =
+            [(e.follower_id, List::Followings, e.followee_id), (e.followee_id, List::Followers, e.follower_id)].map(
+                |(user, list, other)| {
+                    let (followers, followings) = count_args(user);
+                    let mut conn = self.kv.conn();
+                    let mut apply = APPLY.key(keys.follow_list(user, list.name()));
+                    apply.key(keys.follow_counts(user)).arg(op).arg(other).arg(score).arg(followers).arg(followings);
+                    async move { apply.invoke_async::<()>(&mut conn).await }
+                },
+            );
+        let [follower, followee] = applies;
+        tokio::try_join!(follower, followee)?;
         tx.commit().await?;
         Ok(Projected::Changed)
     }

@@ -382,7 +382,7 @@ impl Vouchers {
     /// `seckill::scripts`); if Redis changes before it lands, the voucher is
     /// paused and rebuilt like any other.
     async fn preload(&self, id: VoucherId, v: &NewSeckillVoucher) -> redis::RedisResult<()> {
-        let generation = self.kv.generation.current().await?;
+        let generation = self.kv.generation.current(&self.kv.keys.seckill_voucher(id)).await?;
         redis::pipe()
             .atomic()
             .del(self.kv.keys.seckill_buyers(id))

@@ -8,7 +8,6 @@
 //! added, never removed: an add racing a rebuild cannot be lost, since both
 //! only set bits.
 
-use redis::Pipeline;
 use sha2::{Digest, Sha256};
 
 use crate::kv::Kv;
@@ -72,19 +71,22 @@ impl Bloom {
         redis::cmd("GETBIT").arg(&self.key).arg(0).query_async(&mut kv.conn()).await
     }
 
-    /// Queues on `pipe` the reads [`Bloom::refuses`] interprets: bit 0, then
-    /// `item`'s bits, so a lookup can ask the filter in the same round trip
-    /// as its other reads.
-    pub fn queue_check(&self, pipe: &mut Pipeline, item: &[u8]) {
-        pipe.getbit(&self.key, 0);
+    /// The one read [`Bloom::refuses`] interprets (`BITFIELD_RO`: bit 0,
+    /// then `item`'s bits), so a lookup can ask the filter in the same round
+    /// trip as its other reads.
+    pub fn check(&self, item: &[u8]) -> redis::Cmd {
+        let mut cmd = redis::cmd("BITFIELD_RO");
+        cmd.arg(&self.key).arg("GET").arg("u1").arg(0);
         for p in self.positions(item) {
-            pipe.getbit(&self.key, p as usize);
+            cmd.arg("GET").arg("u1").arg(p);
         }
+        cmd
     }
 
-    /// `true` when the filter is complete and says the item was never added.
-    pub fn refuses(bits: &[bool]) -> bool {
-        matches!(bits.split_first(), Some((true, rest)) if rest.iter().any(|b| !b))
+    /// `true` when the filter is complete and says the item was never added
+    /// (`bits` as [`Bloom::check`] answers them).
+    pub fn refuses(bits: &[u8]) -> bool {
+        matches!(bits.split_first(), Some((1, rest)) if rest.contains(&0))
     }
 }
 
@@ -108,9 +110,9 @@ mod tests {
 
     #[test]
     fn only_a_complete_filter_refuses() {
-        assert!(!Bloom::refuses(&[false, false, false]), "incomplete filter: maybe");
-        assert!(!Bloom::refuses(&[true, true, true]), "every bit set: maybe");
-        assert!(Bloom::refuses(&[true, true, false]));
+        assert!(!Bloom::refuses(&[0, 0, 0]), "incomplete filter: maybe");
+        assert!(!Bloom::refuses(&[1, 1, 1]), "every bit set: maybe");
+        assert!(Bloom::refuses(&[1, 1, 0]));
         assert!(!Bloom::refuses(&[]));
     }
 

@@ -67,7 +67,7 @@ impl Invalidations {
     pub async fn listen(self, stop: CancellationToken) {
         let mut backoff = Backoff::new(Duration::from_millis(100), Duration::from_secs(5));
         while !stop.is_cancelled() {
-            match self.kv.client.get_async_pubsub().await {
+            match self.kv.pubsub().await {
                 Ok(mut pubsub) => match pubsub.subscribe(&self.channel).await {
                     Ok(()) => {
                         backoff.reset();

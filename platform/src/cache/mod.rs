@@ -306,12 +306,12 @@ where
         }
         let missing: Vec<usize> = (0..keys.len()).filter(|&i| found[i].is_none()).collect();
         if !missing.is_empty() && inner.spec.bloom.is_none() {
-            let mut pipe = redis::pipe();
-            for &i in &missing {
-                pipe.get(inner.kv.keys.cache_entry(inner.spec.name, &keys[i].to_string()));
-            }
-            let raws: Vec<Option<Vec<u8>>> = pipe.query_async(&mut inner.kv.conn()).await?;
+            let reads = missing
+                .iter()
+                .map(|&i| redis::Cmd::get(inner.kv.keys.cache_entry(inner.spec.name, &keys[i].to_string())));
+            let raws = inner.kv.conn().query_each(reads.collect()).await?;
             for (&i, raw) in missing.iter().zip(raws) {
+                let raw: Option<Vec<u8>> = redis::from_redis_value(raw).map_err(redis::RedisError::from)?;
                 let Some(env) = raw.and_then(|raw| serde_json::from_slice::<Envelope<V>>(&raw).ok()) else {
                     inner.counters.l2_misses.increment(1);
                     continue;
@@ -392,18 +392,16 @@ where
     async fn read_l2(&self, key: &K) -> Result<Option<Entry<V>>, CacheError> {
         let inner = &self.inner;
         let name = key.to_string();
-        let mut pipe = redis::pipe();
-        if let Some(bloom) = &inner.spec.bloom {
-            bloom.queue_check(&mut pipe, name.as_bytes());
-        }
-        pipe.get(inner.kv.keys.cache_entry(inner.spec.name, &name));
-        let mut replies: Vec<redis::Value> = pipe.query_async(&mut inner.kv.conn()).await?;
+        // The filter and the entry sit in different slots: one round trip
+        // on one server, one per node (in parallel) on a cluster.
+        let mut reads = vec![redis::Cmd::get(inner.kv.keys.cache_entry(inner.spec.name, &name))];
+        reads.extend(inner.spec.bloom.as_ref().map(|bloom| bloom.check(name.as_bytes())));
+        let mut replies = inner.kv.conn().query_each(reads).await?.into_iter();
         let parse = redis::RedisError::from;
         let raw: Option<Vec<u8>> =
-            redis::from_redis_value(replies.pop().unwrap_or(redis::Value::Nil)).map_err(parse)?;
-        if inner.spec.bloom.is_some() {
-            let bits: Vec<bool> =
-                replies.into_iter().map(redis::from_redis_value).collect::<Result<_, _>>().map_err(parse)?;
+            redis::from_redis_value(replies.next().unwrap_or(redis::Value::Nil)).map_err(parse)?;
+        if let Some(bits) = replies.next() {
+            let bits: Vec<u8> = redis::from_redis_value(bits).map_err(parse)?;
             if Bloom::refuses(&bits) {
                 return Ok(Some(self.refusal()));
             }
@@ -528,9 +526,7 @@ where
     /// Whether the Bloom filter (if any) says `key` was never added.
     async fn refused(&self, key: &K) -> Result<bool, CacheError> {
         let Some(bloom) = &self.inner.spec.bloom else { return Ok(false) };
-        let mut pipe = redis::pipe();
-        bloom.queue_check(&mut pipe, key.to_string().as_bytes());
-        let bits: Vec<bool> = pipe.query_async(&mut self.inner.kv.conn()).await?;
+        let bits: Vec<u8> = bloom.check(key.to_string().as_bytes()).query_async(&mut self.inner.kv.conn()).await?;
         Ok(Bloom::refuses(&bits))
     }
 

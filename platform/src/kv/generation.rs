@@ -1,5 +1,5 @@
 //! Which copy of its data Redis holds, as a generation: a random token kept
-//! in the mark hash `<prefix>redis:generation` (`run_id`, `replid`, `gen`)
+//! in a mark hash `<prefix>redis:generation:{<tag>}` (`run_id`, `replid`, `gen`)
 //! together with the identity of the server process that holds it.
 //!
 //! Redis can come back older than it was: restarted from an RDB snapshot or
@@ -22,13 +22,25 @@
 //! always finds NOSCRIPT, verifies and adopts before anything runs there.
 //! Tokens are random, never counted: a copy from any past moment carries a
 //! token different from a freshly adopted one, whatever the clocks did.
+//!
+//! A script's keys must share a hash slot (on a cluster, where every master
+//! is such a server; and on one server too, see `conn::one_slot`), so there
+//! is one mark per slot in use (`<prefix>redis:generation:{<tag>}`, the tag
+//! chosen to land in that slot, see [`Generation::mark_for`]). Each is
+//! verified against the master that holds its slot; the watch reads every
+//! master's identity each [`VERIFY_EVERY`] and, when any changed (a restart,
+//! a replica promoted), suspects them all. A mark that is gone while its
+//! server stayed (a flush) is found by the first fenced script that reads it.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, LazyLock, RwLock, Weak};
+use std::sync::{Arc, LazyLock, Mutex, RwLock, Weak};
 use std::time::Duration;
 
-use redis::aio::ConnectionManager;
+use redis::cluster_routing::{MultipleNodeRoutingInfo, RoutingInfo};
 use redis::Script;
+
+use super::conn::{slot, tag_of_slot, Conn};
 
 /// How often a process re-verifies even when nothing went wrong (a failover
 /// that kept the connection and the script cache is seen within this).
@@ -45,21 +57,35 @@ pub fn fenced(source: &str) -> Script {
     Script::new(&format!("{LUA}\n{source}"))
 }
 
-/// The generation this process verified, and what invalidates it.
+/// The generations this process verified, by mark, and what invalidates them.
 pub struct Generation {
-    conn: ConnectionManager,
+    conn: Conn,
+    /// The stem of the per-slot marks.
     mark: String,
     /// Bumped by every suspicion; a verification that saw it move starts over.
     suspicions: AtomicU64,
-    current: RwLock<Option<Arc<str>>>,
+    current: RwLock<HashMap<String, Arc<str>>>,
     verifying: tokio::sync::Mutex<()>,
+    /// Every master's identity, as the watch last read them.
+    masters: Mutex<Vec<Identity>>,
 }
 
 /// The server's identity as `INFO` reports it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Identity {
     pub run_id: String,
     pub replid: String,
+}
+
+impl Identity {
+    fn from_info(server: &str, replication: &str) -> redis::RedisResult<Self> {
+        let field = |info: &str, name: &'static str| {
+            info_field(info, name)
+                .map(str::to_owned)
+                .ok_or_else(|| redis::RedisError::from((redis::ErrorKind::Parse, "INFO", format!("no {name} in INFO"))))
+        };
+        Ok(Self { run_id: field(server, "run_id")?, replid: field(replication, "master_replid")? })
+    }
 }
 
 /// The mark's `run_id`, `replid` and `gen`, as read.
@@ -70,100 +96,138 @@ fn info_field<'a>(info: &'a str, field: &str) -> Option<&'a str> {
 }
 
 impl Generation {
-    pub(super) fn new(conn: ConnectionManager, mark: String) -> Arc<Self> {
+    pub(super) fn new(conn: Conn, mark: String) -> Arc<Self> {
         let this = Arc::new(Self {
             conn,
             mark,
             suspicions: AtomicU64::new(0),
-            current: RwLock::new(None),
+            current: RwLock::new(HashMap::new()),
             verifying: tokio::sync::Mutex::new(()),
+            masters: Mutex::new(Vec::new()),
         });
         tokio::spawn(watch(Arc::downgrade(&this)));
         this
     }
 
-    /// The mark's key.
-    pub fn mark_key(&self) -> &str {
-        &self.mark
+    /// The mark that fences `key`: the mark of its slot (a script's keys
+    /// and its mark share a slot).
+    pub fn mark_for(&self, key: &str) -> String {
+        format!("{}:{{{}}}", self.mark, tag_of_slot(slot(key.as_bytes())))
     }
 
-    /// The generation to act under: the verified one, or a fresh verification.
-    pub async fn current(&self) -> redis::RedisResult<Arc<str>> {
-        if let Some(generation) = self.current.read().expect("generation lock").clone() {
+    /// The generation to act under on `key`'s copy: the verified one, or a
+    /// fresh verification.
+    pub async fn current(&self, key: &str) -> redis::RedisResult<Arc<str>> {
+        let mark = self.mark_for(key);
+        if let Some(generation) = self.current.read().expect("generation lock").get(&mark).cloned() {
             return Ok(generation);
         }
-        self.verify().await
+        self.verify(&mark).await
     }
 
-    /// Something suggests the server may not be the verified one (a
+    /// Something suggests a server may not be the verified one (a
     /// connection error, NOSCRIPT, a script that found another generation):
-    /// the next [`current`](Self::current) verifies first.
+    /// the next [`current`](Self::current) of every mark verifies first.
     pub fn suspect(&self) {
         self.suspicions.fetch_add(1, Ordering::SeqCst);
-        *self.current.write().expect("generation lock") = None;
+        self.current.write().expect("generation lock").clear();
     }
 
-    /// Reads the server's identity and the mark; adopts a fresh generation
-    /// if they differ. Answers the generation now current.
-    pub async fn verify(&self) -> redis::RedisResult<Arc<str>> {
+    /// At connect: reads the identity of every master (each slot's mark
+    /// is verified on first use).
+    pub async fn start(&self) -> redis::RedisResult<()> {
+        *self.masters.lock().expect("masters lock") = self.masters().await?;
+        Ok(())
+    }
+
+    /// Reads the identity of the server holding `mark` and the mark; adopts
+    /// a fresh generation if they differ. Answers the generation now current.
+    async fn verify(&self, mark: &str) -> redis::RedisResult<Arc<str>> {
         let _one = self.verifying.lock().await;
         loop {
             let seen = self.suspicions.load(Ordering::SeqCst);
-            let (identity, generation) = self.check().await?;
+            let (identity, generation) = self.check(mark).await?;
             if self.suspicions.load(Ordering::SeqCst) == seen {
                 let generation: Arc<str> = Arc::from(generation);
                 let mut current = self.current.write().expect("generation lock");
-                if current.as_deref() != Some(&*generation) {
-                    tracing::info!(run_id = %identity.run_id, replid = %identity.replid, %generation, "Redis generation verified");
+                let before = current.insert(mark.to_owned(), Arc::clone(&generation));
+                if before.as_deref() != Some(&*generation) {
+                    tracing::info!(run_id = %identity.run_id, replid = %identity.replid, %mark, %generation, "Redis generation verified");
                 }
-                *current = Some(Arc::clone(&generation));
                 return Ok(generation);
             }
         }
     }
 
-    async fn check(&self) -> redis::RedisResult<(Identity, String)> {
+    async fn check(&self, mark: &str) -> redis::RedisResult<(Identity, String)> {
         let mut conn = self.conn.clone();
-        let (server, replication, mark): (String, String, MarkFields) = redis::pipe()
+        // On a cluster the pipeline goes where the mark's slot is (INFO has no key).
+        let (server, replication, fields): (String, String, MarkFields) = redis::pipe()
             .cmd("INFO")
             .arg("server")
             .cmd("INFO")
             .arg("replication")
             .cmd("HMGET")
-            .arg(&self.mark)
+            .arg(mark)
             .arg("run_id")
             .arg("replid")
             .arg("gen")
             .query_async(&mut conn)
             .await?;
-        let field = |info: &str, name: &'static str| {
-            info_field(info, name)
-                .map(str::to_owned)
-                .ok_or_else(|| redis::RedisError::from((redis::ErrorKind::Parse, "INFO", format!("no {name} in INFO"))))
-        };
-        let identity = Identity { run_id: field(&server, "run_id")?, replid: field(&replication, "master_replid")? };
-        if let (Some(run_id), Some(replid), Some(generation)) = mark {
+        let identity = Identity::from_info(&server, &replication)?;
+        if let (Some(run_id), Some(replid), Some(generation)) = fields {
             if run_id == identity.run_id && replid == identity.replid {
                 return Ok((identity, generation));
             }
         }
         let fresh = (rand::random::<u64>() >> 1).max(1).to_string();
-        let adopted: String = ADOPT
-            .key(&self.mark)
-            .arg(&identity.run_id)
-            .arg(&identity.replid)
-            .arg(&fresh)
-            .invoke_async(&mut conn)
-            .await?;
+        let adopted: String =
+            ADOPT.key(mark).arg(&identity.run_id).arg(&identity.replid).arg(&fresh).invoke_async(&mut conn).await?;
         if adopted == fresh {
             metrics::counter!(crate::metrics::REDIS_GENERATIONS).increment(1);
             tracing::warn!(
-                run_id = %identity.run_id, replid = %identity.replid, generation = %adopted,
+                run_id = %identity.run_id, replid = %identity.replid, %mark, generation = %adopted,
                 "Redis is not the copy last verified (restart, failover, restore or flush): new generation; \
                  sale state written before it is paused until rebuilt"
             );
         }
         Ok((identity, adopted))
+    }
+
+    /// Every master's identity, sorted.
+    async fn masters(&self) -> redis::RedisResult<Vec<Identity>> {
+        let mut info = redis::cmd("INFO");
+        info.arg("server").arg("replication");
+        let conn = match &self.conn {
+            Conn::Single(conn) => {
+                let text: String = info.query_async(&mut conn.clone()).await?;
+                return Ok(vec![Identity::from_info(&text, &text)?]);
+            }
+            Conn::Cluster(conn) => conn,
+        };
+        let routing = RoutingInfo::MultiNode((MultipleNodeRoutingInfo::AllMasters, None));
+        let reply = conn.clone().route_command(info, routing).await?;
+        let redis::Value::Map(by_node) = reply else {
+            return Err(redis::RedisError::from((redis::ErrorKind::Parse, "INFO", "no reply per master".to_owned())));
+        };
+        let mut identities = by_node
+            .into_iter()
+            .map(|(_, text)| {
+                let text: String = redis::from_redis_value(text)?;
+                Identity::from_info(&text, &text)
+            })
+            .collect::<redis::RedisResult<Vec<_>>>()?;
+        identities.sort();
+        Ok(identities)
+    }
+
+    /// One watch step: is every master the process it was?
+    async fn still_current(&self) -> redis::RedisResult<bool> {
+        let now = self.masters().await?;
+        let mut seen = self.masters.lock().expect("masters lock");
+        let same = *seen == now;
+        *seen = now;
+        Ok(same)
     }
 }
 
@@ -175,10 +239,9 @@ async fn watch(generation: Weak<Generation>) {
     loop {
         ticks.tick().await;
         let Some(generation) = generation.upgrade() else { return };
-        let verified = generation.current.read().expect("generation lock").clone();
-        match generation.check().await {
-            Ok((_, now)) if verified.as_deref() == Some(now.as_str()) => {}
-            Ok(_) => generation.suspect(),
+        match generation.still_current().await {
+            Ok(true) => {}
+            Ok(false) => generation.suspect(),
             Err(err) => {
                 tracing::debug!(error = %err, "Redis generation not re-verified");
                 generation.suspect();
