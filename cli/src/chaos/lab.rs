@@ -141,7 +141,7 @@ pub struct Lab {
 /// A port `p` with `p - 2` and `p + 1` free too: the broker listens on `p`,
 /// on `p - 2` (its fast channel) and on `haListenPort`, set to `p + 1`
 /// (its default, 10912, would clash with another broker).
-fn broker_port() -> u16 {
+pub(super) fn broker_port() -> u16 {
     loop {
         let p = free_port();
         let free = |q: u16| std::net::TcpListener::bind(("127.0.0.1", q)).is_ok();
@@ -149,6 +149,25 @@ fn broker_port() -> u16 {
             return p;
         }
     }
+}
+
+/// Writes the config of broker `name` at `path`, listening on `port` (and
+/// `port + 1` for HA), registered with the name server on `namesrv`; its
+/// store is the folder `rocketmq-<name>` beside the config, with small files.
+pub(super) fn write_broker_conf(path: &Path, name: &str, namesrv: u16, port: u16) -> anyhow::Result<()> {
+    let store = path.with_file_name(format!("rocketmq-{name}"));
+    let conf = format!(
+        "brokerClusterName = ChaosCluster\nbrokerName = {name}\nbrokerId = 0\n\
+         namesrvAddr = 127.0.0.1:{namesrv}\nbrokerIP1 = 127.0.0.1\nlistenPort = {port}\nhaListenPort = {ha}\n\
+         autoCreateTopicEnable = true\nstorePathRootDir = {store}\nstorePathCommitLog = {store}/commitlog\n\
+         flushDiskType = ASYNC_FLUSH\nmappedFileSizeCommitLog = 67108864\nmappedFileSizeConsumeQueue = 60000\n\
+         maxHashSlotNum = 50000\nmaxIndexNum = 200000\n",
+        ha = port + 1,
+        store = store.display(),
+    );
+    std::fs::create_dir_all(&store)?;
+    std::fs::write(path, conf)?;
+    Ok(())
 }
 
 /// The last lines of `log` that report an error or a failure.
@@ -164,7 +183,7 @@ fn errors(log: &Path) -> String {
     found[found.len().saturating_sub(15)..].join("\n")
 }
 
-async fn port_open(port: u16) -> bool {
+pub(super) async fn port_open(port: u16) -> bool {
     tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok()
 }
 
@@ -235,7 +254,7 @@ impl Lab {
             if part == Part::Broker {
                 // A broker that died while starting may leave a store it
                 // cannot open again; the lab has nothing in it yet.
-                let _ = std::fs::remove_dir_all(self.dir.join("rocketmq"));
+                let _ = std::fs::remove_dir_all(self.dir.join("rocketmq-chaos-broker"));
             }
             match self.start_part(part).await {
                 Ok(()) => return Ok(()),
@@ -282,6 +301,16 @@ impl Lab {
             Part::Broker => self.broker_port = broker_port(),
         }
         self.write_broker_conf()
+    }
+
+    /// The lab's folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Where the RocketMQ binaries are.
+    pub fn rocketmq_bin(&self) -> &Path {
+        &self.rocketmq_bin
     }
 
     /// `base` pointed at the lab's services.
@@ -368,21 +397,7 @@ impl Lab {
     }
 
     fn write_broker_conf(&self) -> anyhow::Result<()> {
-        let store = self.dir.join("rocketmq");
-        let conf = format!(
-            "brokerClusterName = ChaosCluster\nbrokerName = chaos-broker\nbrokerId = 0\n\
-             namesrvAddr = 127.0.0.1:{namesrv}\nbrokerIP1 = 127.0.0.1\nlistenPort = {port}\nhaListenPort = {ha}\n\
-             autoCreateTopicEnable = true\nstorePathRootDir = {store}\nstorePathCommitLog = {store}/commitlog\n\
-             flushDiskType = ASYNC_FLUSH\nmappedFileSizeCommitLog = 67108864\nmappedFileSizeConsumeQueue = 60000\n\
-             maxHashSlotNum = 50000\nmaxIndexNum = 200000\n",
-            namesrv = self.namesrv_port,
-            port = self.broker_port,
-            ha = self.broker_port + 1,
-            store = store.display(),
-        );
-        std::fs::create_dir_all(&store)?;
-        std::fs::write(self.dir.join("broker.conf"), conf)?;
-        Ok(())
+        write_broker_conf(&self.dir.join("broker.conf"), "chaos-broker", self.namesrv_port, self.broker_port)
     }
 
     fn slot(&mut self, part: Part) -> &mut Option<Process> {

@@ -16,6 +16,7 @@
 //! reservations are re-published after it) and samples the consumer lag
 //! every second, so recovery is measured in seconds, not minutes.
 
+pub mod cluster;
 pub mod lab;
 pub mod report;
 pub mod shoppers;
@@ -76,11 +77,24 @@ pub enum Scenario {
     WorkerKillAfterLoss,
     /// Every single fault of the first six, one after another, in one sale.
     All,
+    /// On the cluster shape: the Redis master holding the voucher's slot is
+    /// killed mid-sale; the cluster promotes its replica, and the old master
+    /// rejoins as a replica.
+    ClusterMasterKill,
+    /// On the cluster shape: one of the two brokers is killed mid-sale and
+    /// restarted on its store.
+    ClusterBrokerKill,
+    /// On the cluster shape: one of the two APIs behind the balancer is
+    /// killed mid-stampede and restarted.
+    ClusterApiKill,
+    /// On the cluster shape: one of the two workers is killed mid-drain (its
+    /// queues move to the other) and restarted.
+    ClusterWorkerKill,
 }
 
 impl Scenario {
     /// Every scenario, in the order a full run takes them.
-    pub const EVERY: [Scenario; 13] = [
+    pub const EVERY: [Scenario; 17] = [
         Scenario::WorkerKill,
         Scenario::BrokerKill,
         Scenario::NamesrvDown,
@@ -94,6 +108,10 @@ impl Scenario {
         Scenario::LockWaitDuringLoss,
         Scenario::WorkerKillAfterLoss,
         Scenario::All,
+        Scenario::ClusterMasterKill,
+        Scenario::ClusterBrokerKill,
+        Scenario::ClusterApiKill,
+        Scenario::ClusterWorkerKill,
     ];
 
     pub fn name(self) -> &'static str {
@@ -111,7 +129,23 @@ impl Scenario {
             Scenario::LockWaitDuringLoss => "lock-wait timeout while Redis restarts",
             Scenario::WorkerKillAfterLoss => "one of two workers killed after a loss",
             Scenario::All => "all in sequence",
+            Scenario::ClusterMasterKill => "cluster: Redis master kill -9",
+            Scenario::ClusterBrokerKill => "cluster: one of two brokers kill -9",
+            Scenario::ClusterApiKill => "cluster: one of two APIs kill -9",
+            Scenario::ClusterWorkerKill => "cluster: one of two workers kill -9",
         }
+    }
+
+    /// Whether the scenario runs on the cluster shape: a Redis Cluster, two
+    /// brokers, two APIs behind HAProxy and two workers.
+    pub fn on_cluster(self) -> bool {
+        matches!(
+            self,
+            Scenario::ClusterMasterKill
+                | Scenario::ClusterBrokerKill
+                | Scenario::ClusterApiKill
+                | Scenario::ClusterWorkerKill
+        )
     }
 
     /// The single faults this scenario injects, in order.
@@ -132,7 +166,7 @@ impl Scenario {
 
     /// Whether the fault waits for stored orders (mid-drain) rather than 202s (mid-sale).
     fn waits_for_stored(self) -> bool {
-        matches!(self, Scenario::WorkerKill | Scenario::DatabaseStop)
+        matches!(self, Scenario::WorkerKill | Scenario::DatabaseStop | Scenario::ClusterWorkerKill)
     }
 }
 
@@ -185,11 +219,11 @@ pub struct Plan {
 impl Plan {
     fn down(&self, fault: Scenario) -> Duration {
         Duration::from_secs(match fault {
-            Scenario::WorkerKill => self.worker_down_secs,
-            Scenario::BrokerKill => self.broker_down_secs,
+            Scenario::WorkerKill | Scenario::ClusterWorkerKill => self.worker_down_secs,
+            Scenario::BrokerKill | Scenario::ClusterBrokerKill => self.broker_down_secs,
             Scenario::NamesrvDown => self.namesrv_down_secs,
             Scenario::DatabaseStop => self.database_down_secs,
-            Scenario::ApiKill => self.api_down_secs,
+            Scenario::ApiKill | Scenario::ClusterApiKill => self.api_down_secs,
             Scenario::DatabaseOutlastsTtl => 3 * OUTLASTED_TTL_SECS,
             Scenario::RedisRestart
             | Scenario::RedisStaleRestore
@@ -197,6 +231,7 @@ impl Plan {
             | Scenario::RebuildRace
             | Scenario::LockWaitDuringLoss
             | Scenario::WorkerKillAfterLoss
+            | Scenario::ClusterMasterKill
             | Scenario::All => 0,
         })
     }
@@ -250,11 +285,20 @@ pub struct Row {
     pub pass: bool,
 }
 
+/// The cluster shape's extra parts and processes.
+struct Shape {
+    parts: cluster::ClusterParts,
+    /// The second API (the first is the platform's).
+    _second_api: crate::platform::SecondApi,
+}
+
 /// The services and processes one scenario runs on.
 struct Run<'a> {
     plan: &'a Plan,
     lab: Lab,
     platform: Platform,
+    /// On the cluster shape.
+    cluster: Option<Shape>,
     db: MySqlPool,
     kv: Kv,
     voucher: VoucherId,
@@ -285,16 +329,32 @@ pub async fn run_scenario(base: &Settings, plan: &Plan, scenario: Scenario) -> a
     if scenario == Scenario::DatabaseOutlastsTtl {
         settings.vouchers.cache_ttl_secs = Duration::from_secs(OUTLASTED_TTL_SECS);
     }
+    let parts = match scenario.on_cluster() {
+        true => Some(cluster::ClusterParts::start(&lab).await.context("start the cluster shape")?),
+        false => None,
+    };
+    if let Some(parts) = &parts {
+        settings.redis.cluster_nodes = parts.cluster_nodes();
+    }
     let mut platform = Platform::start(settings.clone(), &dir.join("logs")).await?;
-    if scenario == Scenario::WorkerKillAfterLoss {
+    if scenario == Scenario::WorkerKillAfterLoss || scenario.on_cluster() {
         platform.start_second_worker().await?;
         // Until the group rebalances the first worker holds every queue.
         platform.wait_second_worker_holds_queues(REBALANCE).await?;
     }
+    let cluster = match parts {
+        Some(mut parts) => {
+            let second_api = platform.start_second_api(settings.limits.clone()).await?;
+            let apis = [&platform.settings.http.addr, second_api.base.trim_start_matches("http://")];
+            parts.start_balancer(&apis.map(str::to_owned)).await?;
+            Some(Shape { parts, _second_api: second_api })
+        }
+        None => None,
+    };
     let services = cityhub_core::Services::connect(&settings).await?;
     let (db, kv) = (services.db.clone(), services.kv.clone());
     let sale = crate::flash_sale::Plan {
-        api: platform.base(),
+        api: cluster.as_ref().map_or_else(|| platform.base(), |c| c.parts.base()),
         users: plan.users,
         requests: plan.requests,
         concurrency: plan.concurrency,
@@ -307,7 +367,7 @@ pub async fn run_scenario(base: &Settings, plan: &Plan, scenario: Scenario) -> a
     let auth = services.auth.clone();
     let users = crate::users::create(&auth, 0, plan.users).await?;
     let shoppers = Shoppers::new(users, auth);
-    let mut run = Run { plan, lab, platform, db, kv, voucher, shoppers };
+    let mut run = Run { plan, lab, platform, cluster, db, kv, voucher, shoppers };
     let result = run.sale(scenario).await;
     if result.is_err() {
         eprintln!("{}", run.logs());
@@ -322,7 +382,9 @@ pub async fn run_scenario(base: &Settings, plan: &Plan, scenario: Scenario) -> a
 
 impl Run<'_> {
     async fn sale(&mut self, scenario: Scenario) -> anyhow::Result<Row> {
-        let url = format!("{}/vouchers/{}/seckill", self.platform.base(), self.voucher);
+        // Shoppers come through the balancer on the cluster shape.
+        let front = self.cluster.as_ref().map_or_else(|| self.platform.base(), |c| c.parts.base());
+        let url = format!("{front}/vouchers/{}/seckill", self.voucher);
         let pace = Pace { requests: self.plan.requests, rate: self.plan.rate, concurrency: self.plan.concurrency };
         let stampede = tokio::spawn(Arc::clone(&self.shoppers).run(url, pace));
         let faults = self.inject_all(scenario).await;
@@ -448,6 +510,31 @@ impl Run<'_> {
                 self.platform.kill_second_worker().await?;
                 anyhow::ensure!(stored > 0.0, "the second worker held no queue of the order topic");
             }
+            Scenario::ClusterMasterKill => {
+                let key = cityhub_core::kv::CityKeys::seckill_voucher(&self.kv.keys, self.voucher);
+                let parts = &mut self.cluster.as_mut().context("no cluster shape")?.parts;
+                let master = parts.master_of(&key).await?;
+                parts.kill_node(master).await?;
+                parts.wait_promoted(&key, master, Duration::from_secs(60)).await?;
+                parts.restart_node(master).await?;
+                parts.wait_healthy(Duration::from_secs(60)).await?;
+            }
+            Scenario::ClusterBrokerKill => {
+                let parts = &mut self.cluster.as_mut().context("no cluster shape")?.parts;
+                parts.kill_broker_b().await?;
+                tokio::time::sleep(down).await;
+                parts.start_broker_b().await?;
+            }
+            Scenario::ClusterApiKill => {
+                self.platform.kill_api().await?;
+                tokio::time::sleep(down).await;
+                self.platform.start_api().await?;
+            }
+            Scenario::ClusterWorkerKill => {
+                self.platform.kill_worker().await?;
+                tokio::time::sleep(down).await;
+                self.platform.start_worker().await?;
+            }
             Scenario::All => unreachable!("All is a sequence of single faults"),
         }
         let to = self.shoppers.started.elapsed();
@@ -565,6 +652,9 @@ impl Run<'_> {
         }
         for part in [Part::Database, Part::Redis, Part::NameServer, Part::Broker] {
             out.push_str(&format!("--- {part:?}\n{}\n", self.lab.log_tail(part, 10)));
+        }
+        if let Some(cluster) = &self.cluster {
+            out.push_str(&cluster.parts.logs());
         }
         out
     }
