@@ -11,4 +11,5 @@ pub mod demo;
 pub mod flash_sale;
 pub mod parked;
 pub mod platform;
+pub mod topology;
 pub mod users;

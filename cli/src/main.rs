@@ -14,7 +14,7 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
-use cityhub_cli::{admin, bench, chaos, demo, flash_sale, parked, users};
+use cityhub_cli::{admin, bench, chaos, demo, flash_sale, parked, topology, users};
 use cityhub_core::config::Settings;
 use clap::{Parser, Subcommand};
 
@@ -65,6 +65,14 @@ enum Command {
         #[arg(long, default_value = "CHAOS.md")]
         out: PathBuf,
     },
+    /// Start the scale-out shape on this machine and keep it up until Ctrl-C:
+    /// a Redis Cluster (3 masters, 3 replicas), a name server with two
+    /// brokers, MariaDB, two workers and two APIs behind HAProxy.
+    Topology {
+        /// Where its data and logs go (default: a new folder on tmpfs).
+        #[arg(long)]
+        dir: Option<PathBuf>,
+    },
     /// List and replay messages the consumers parked.
     Parked {
         #[command(subcommand)]
@@ -90,6 +98,10 @@ async fn main() -> anyhow::Result<()> {
             println!("migrations applied");
         }
         Command::Demo(args) => demo::run(&settings, &args).await?,
+        Command::Topology { dir } => {
+            let dir = dir.unwrap_or_else(|| chaos::scratch("topology"));
+            topology::run(&settings, dir).await?
+        }
         Command::Users { count, csv, offset } => {
             let services = cityhub_core::Services::connect(&settings).await?;
             let users = users::create(&services.auth, offset, count).await?;

@@ -15,14 +15,46 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context};
 use tokio::process::Command;
 
+use cityhub_core::config::Settings;
+
 use super::lab::{port_open, Lab};
-use crate::platform::{free_port, Process};
+use crate::platform::{free_port, Platform, Process, SecondApi};
 
 /// Nodes of the Redis Cluster: 3 masters, then one replica each.
 const NODES: usize = 6;
 
 /// How long a master may be unreachable before its replica takes over.
 pub const NODE_TIMEOUT_MS: u64 = 5000;
+
+/// The cluster shape's parts and the second API (the first API and both
+/// workers are the [`Platform`]'s).
+pub struct Shape {
+    pub parts: ClusterParts,
+    pub second_api: SecondApi,
+}
+
+/// Starts the cluster shape beside `lab` and the platform on it: the Redis
+/// Cluster and the second broker, then the first API and worker with
+/// `settings` (pointed at the cluster), a second worker (waited for until it
+/// holds queues, up to `rebalance`), a second API, and HAProxy in front of
+/// both APIs.
+pub async fn start_shape(
+    lab: &Lab,
+    mut settings: Settings,
+    logs: &Path,
+    rebalance: Duration,
+) -> anyhow::Result<(Platform, Shape)> {
+    let mut parts = ClusterParts::start(lab).await.context("start the cluster shape")?;
+    settings.redis.cluster_nodes = parts.cluster_nodes();
+    let mut platform = Platform::start(settings.clone(), logs).await?;
+    platform.start_second_worker().await?;
+    // Until the group rebalances the first worker holds every queue.
+    platform.wait_second_worker_holds_queues(rebalance).await?;
+    let second_api = platform.start_second_api(settings.limits.clone()).await?;
+    let apis = [platform.settings.http.addr.clone(), second_api.base.trim_start_matches("http://").to_owned()];
+    parts.start_balancer(&apis).await?;
+    Ok((platform, Shape { parts, second_api }))
+}
 
 pub struct ClusterParts {
     dir: PathBuf,

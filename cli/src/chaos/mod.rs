@@ -285,20 +285,13 @@ pub struct Row {
     pub pass: bool,
 }
 
-/// The cluster shape's extra parts and processes.
-struct Shape {
-    parts: cluster::ClusterParts,
-    /// The second API (the first is the platform's).
-    _second_api: crate::platform::SecondApi,
-}
-
 /// The services and processes one scenario runs on.
 struct Run<'a> {
     plan: &'a Plan,
     lab: Lab,
     platform: Platform,
     /// On the cluster shape.
-    cluster: Option<Shape>,
+    cluster: Option<cluster::Shape>,
     db: MySqlPool,
     kv: Kv,
     voucher: VoucherId,
@@ -316,7 +309,7 @@ fn lab_settings(lab: &Lab, base: &Settings) -> Settings {
 
 /// A scratch folder on tmpfs where there is one (the broker's store and
 /// MariaDB's files are written fast and thrown away).
-fn scratch(name: &str) -> PathBuf {
+pub fn scratch(name: &str) -> PathBuf {
     let root = if std::path::Path::new("/dev/shm").is_dir() { PathBuf::from("/dev/shm") } else { std::env::temp_dir() };
     root.join(format!("cityhub-chaos-{name}-{:08x}", rand::random::<u32>()))
 }
@@ -329,28 +322,20 @@ pub async fn run_scenario(base: &Settings, plan: &Plan, scenario: Scenario) -> a
     if scenario == Scenario::DatabaseOutlastsTtl {
         settings.vouchers.cache_ttl_secs = Duration::from_secs(OUTLASTED_TTL_SECS);
     }
-    let parts = match scenario.on_cluster() {
-        true => Some(cluster::ClusterParts::start(&lab).await.context("start the cluster shape")?),
-        false => None,
+    let logs = dir.join("logs");
+    let (mut platform, cluster) = match scenario.on_cluster() {
+        true => {
+            let (platform, shape) = cluster::start_shape(&lab, settings.clone(), &logs, REBALANCE).await?;
+            (platform, Some(shape))
+        }
+        false => (Platform::start(settings.clone(), &logs).await?, None),
     };
-    if let Some(parts) = &parts {
-        settings.redis.cluster_nodes = parts.cluster_nodes();
-    }
-    let mut platform = Platform::start(settings.clone(), &dir.join("logs")).await?;
-    if scenario == Scenario::WorkerKillAfterLoss || scenario.on_cluster() {
+    if scenario == Scenario::WorkerKillAfterLoss {
         platform.start_second_worker().await?;
         // Until the group rebalances the first worker holds every queue.
         platform.wait_second_worker_holds_queues(REBALANCE).await?;
     }
-    let cluster = match parts {
-        Some(mut parts) => {
-            let second_api = platform.start_second_api(settings.limits.clone()).await?;
-            let apis = [&platform.settings.http.addr, second_api.base.trim_start_matches("http://")];
-            parts.start_balancer(&apis.map(str::to_owned)).await?;
-            Some(Shape { parts, _second_api: second_api })
-        }
-        None => None,
-    };
+    let settings = platform.settings.clone();
     let services = cityhub_core::Services::connect(&settings).await?;
     let (db, kv) = (services.db.clone(), services.kv.clone());
     let sale = crate::flash_sale::Plan {

@@ -175,6 +175,8 @@ impl Generation {
             .query_async(&mut conn)
             .await?;
         let identity = Identity::from_info(&server, &replication)?;
+        // No mark at all: a slot first used, or a flush (whose data went too).
+        let unmarked = fields.2.is_none();
         if let (Some(run_id), Some(replid), Some(generation)) = fields {
             if run_id == identity.run_id && replid == identity.replid {
                 return Ok((identity, generation));
@@ -183,7 +185,10 @@ impl Generation {
         let fresh = (rand::random::<u64>() >> 1).max(1).to_string();
         let adopted: String =
             ADOPT.key(mark).arg(&identity.run_id).arg(&identity.replid).arg(&fresh).invoke_async(&mut conn).await?;
-        if adopted == fresh {
+        if adopted == fresh && unmarked {
+            metrics::counter!(crate::metrics::REDIS_GENERATIONS).increment(1);
+            tracing::info!(run_id = %identity.run_id, %mark, generation = %adopted, "Redis generation marked");
+        } else if adopted == fresh {
             metrics::counter!(crate::metrics::REDIS_GENERATIONS).increment(1);
             tracing::warn!(
                 run_id = %identity.run_id, replid = %identity.replid, %mark, generation = %adopted,
