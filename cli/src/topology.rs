@@ -46,6 +46,7 @@ pub async fn run(base: &Settings, dir: PathBuf) -> anyhow::Result<()> {
         dir = dir.display(),
     );
     cityhub_platform::shutdown::shutdown_signal().await;
+    let stopped = platform.stop().await;
     drop(shape);
-    platform.stop().await
+    stopped
 }

@@ -28,8 +28,10 @@
 //!   the long P1 stampede (is it flat?).
 //!
 //! This module runs the rounds; `tools` drives wrk and redis-benchmark,
-//! `stages` measures the references, `report` writes the results.
+//! `stages` measures the references, `report` writes the results;
+//! `cluster` runs P1 and P2 on the scale-out shape (`--topology cluster`).
 
+pub mod cluster;
 mod report;
 mod social;
 mod stages;
@@ -85,6 +87,17 @@ pub struct Args {
     /// Where the API and worker logs go.
     #[arg(long, default_value = ".stack/bench")]
     pub logs: PathBuf,
+    /// `single`: every figure on one API, one worker and one Redis (the
+    /// table); `cluster`: P1 and P2 on the scale-out shape (its section).
+    #[arg(long, value_enum, default_value_t = Topology::Single)]
+    pub topology: Topology,
+}
+
+/// What `cityhub bench` runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Topology {
+    Single,
+    Cluster,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -129,6 +142,9 @@ pub struct Output {
 }
 
 pub async fn run(base: &Settings, args: &Args) -> anyhow::Result<()> {
+    if args.topology == Topology::Cluster {
+        return cluster::run(base, args).await;
+    }
     let id = format!("{:08x}", rand::random::<u32>());
     let mut settings = base.clone();
     let url = settings.database.url.expose().to_owned();
@@ -228,6 +244,11 @@ async fn create_hot_shop(api: &str, settings: &Settings) -> anyhow::Result<(u64,
     Ok((shop, voucher))
 }
 
+/// A quiet sale on `api` for a benchmark run (drains for up to 300 s).
+fn sale_plan(api: &str, users: usize, requests: usize, concurrency: usize, stock: u32, user_offset: u64) -> Plan {
+    Plan { api: api.to_owned(), users, requests, concurrency, stock, drain_timeout: 300, user_offset, quiet: true }
+}
+
 /// The two API instances: without limits, and with them.
 struct Apis {
     plain: String,
@@ -281,15 +302,8 @@ async fn one_round(
     let settings = platform.settings.clone();
     let (db, kv, auth) = (&services.db, &services.kv, services.auth.clone());
     let api = platform.base();
-    let plan = |users, requests, concurrency, stock, user_offset| Plan {
-        api: api.clone(),
-        users,
-        requests,
-        concurrency,
-        stock,
-        drain_timeout: 300,
-        user_offset,
-        quiet: true,
+    let plan = |users, requests, concurrency, stock, user_offset| {
+        sale_plan(&api, users, requests, concurrency, stock, user_offset)
     };
 
     // P1: a stampede (wrk) that sells out early, then the script alone;

@@ -47,7 +47,7 @@ pub fn median(rounds: &[Round]) -> Round {
     }
 }
 
-const NOTES_HEADING: &str = "## Profile and fix";
+pub(super) const NOTES_HEADING: &str = "## Profile and fix";
 
 pub fn write_markdown(path: &std::path::Path, o: &Output) -> anyhow::Result<()> {
     let m = &o.median;
@@ -131,12 +131,17 @@ pub fn write_markdown(path: &std::path::Path, o: &Output) -> anyhow::Result<()> 
             r.p6_reference_ms
         ));
     }
-    // Hand-written notes (profiling, before/after) survive regeneration.
-    if let Some(notes) =
-        std::fs::read_to_string(path).ok().and_then(|old| old.find(NOTES_HEADING).map(|i| old[i..].to_owned()))
-    {
+    // The cluster run's section (`--topology cluster`) and hand-written
+    // notes (profiling, before/after) survive regeneration.
+    let old = std::fs::read_to_string(path).unwrap_or_default();
+    if let Some(cluster) = super::cluster::section(&old) {
         md.push('\n');
-        md.push_str(&notes);
+        md.push_str(cluster.trim_end());
+        md.push('\n');
+    }
+    if let Some(notes) = old.find(NOTES_HEADING).map(|i| &old[i..]) {
+        md.push('\n');
+        md.push_str(notes);
     }
     std::fs::write(path, md)?;
     Ok(())

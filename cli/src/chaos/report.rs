@@ -108,7 +108,10 @@ fn render(r: &Report) -> String {
     let mut md = String::from(
         "# CityHub under faults\n\nWritten by `cityhub chaos` (see \"Failures\" in docs/OPERATIONS.md for what \
          each fault means to an operator). Each scenario is one flash sale in a lab of its own (MariaDB, Redis, \
-         name server and broker on their own ports), with one fault injected while the stampede runs.\n\n",
+         name server and broker on their own ports), with one fault injected while the stampede runs. The \
+         `cluster:` scenarios run on the scale-out shape instead (scripts/topology): a Redis Cluster of 3 masters \
+         with a replica each (`cluster-node-timeout` 5 s), two brokers on one name server, two workers in one \
+         group and two APIs behind HAProxy, the shoppers coming through the balancer.\n\n",
     );
     if let Some(s) = &r.scenarios {
         md.push_str(&format!("- Machine: {}\n- Settings: `{}`\n\n", s.machine, s.plan));

@@ -83,3 +83,37 @@ async fn the_benchmark_command_runs_at_a_tiny_size_and_writes_its_report() {
     assert_eq!(median["invariants_pass"], true);
     e2e.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_cluster_benchmark_runs_p1_and_p2_through_the_balancer_and_writes_its_section() {
+    let e2e = E2e::start().await;
+    let (md, json) = (e2e.dir.join("BENCH.md"), e2e.dir.join("BENCH.json"));
+    // A report with its own notes: the section goes before them.
+    std::fs::write(&md, "# Benchmarks\n\n## Profile and fix\n\nkept\n").unwrap();
+    let out = e2e
+        .cli()
+        .args(["bench", "--topology", "cluster", "--rounds", "1", "--p1-seconds", "1", "--p1-users", "100"])
+        .args(["--connections", "10", "--orders", "150", "--accepted-concurrency", "20", "--out"])
+        .arg(&md)
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "bench failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    let report = std::fs::read_to_string(&md).unwrap();
+    let section = report.find("## Cluster topology").expect("the cluster section");
+    assert!(section < report.find("## Profile and fix\n\nkept").expect("the notes kept"), "{report}");
+    for figure in ["P1 flash-sale path", "P2 accepted path", "in every run: PASS"] {
+        assert!(report.contains(figure), "{figure} missing from:\n{report}");
+    }
+    let data: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(e2e.dir.join("BENCHMARKS-cluster.json")).unwrap()).unwrap();
+    let round = &data["rounds"][0];
+    for key in ["p1_balanced_rps", "p1_one_api_rps", "p2_balanced_orders_per_s", "p2_one_api_orders_per_s"] {
+        assert!(round[key].as_f64().unwrap() > 0.0, "{key}: {round}");
+    }
+    let ratio = round["p1_balanced_rps"].as_f64().unwrap() / round["p1_one_api_rps"].as_f64().unwrap();
+    assert!((round["p1_ratio"].as_f64().unwrap() - ratio).abs() < 1e-9, "{round}");
+    assert_eq!(round["invariants_pass"], true);
+    e2e.stop().await;
+}

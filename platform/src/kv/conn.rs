@@ -125,12 +125,17 @@ pub fn one_slot<'a>(cmds: impl IntoIterator<Item = &'a Cmd>) -> redis::RedisResu
 /// The keys among a command's arguments (`args[0]` is its name).
 fn keys_of<'a>(args: &[&'a [u8]]) -> Vec<&'a [u8]> {
     let Some(name) = args.first() else { return Vec::new() };
-    let name = String::from_utf8_lossy(name).to_uppercase();
+    // The name in capitals, without an allocation (every name that matters is short).
+    let mut upper = [0u8; 16];
+    let len = name.len().min(upper.len());
+    upper[..len].copy_from_slice(&name[..len]);
+    upper.make_ascii_uppercase();
+    let name = std::str::from_utf8(&upper[..len]).unwrap_or_default();
     let counted = |at: usize| -> Vec<&'a [u8]> {
         let n = args.get(at).and_then(|n| std::str::from_utf8(n).ok()?.parse::<usize>().ok()).unwrap_or(0);
         args.iter().skip(at + 1).take(n).copied().collect()
     };
-    match name.as_str() {
+    match name {
         "EVAL" | "EVALSHA" | "EVAL_RO" | "EVALSHA_RO" | "FCALL" | "FCALL_RO" => counted(2),
         "ZINTER" | "ZUNION" | "ZDIFF" | "ZINTERCARD" | "SINTERCARD" | "LMPOP" | "ZMPOP" => counted(1),
         "ZINTERSTORE" | "ZUNIONSTORE" | "ZDIFFSTORE" => {
