@@ -170,15 +170,24 @@ pub fn slot(key: &[u8]) -> u16 {
     crc16(hashed) % 16384
 }
 
+/// CRC16/XMODEM (polynomial 0x1021), a byte at a time from a table.
 fn crc16(bytes: &[u8]) -> u16 {
-    let mut crc: u16 = 0;
-    for &byte in bytes {
-        crc ^= u16::from(byte) << 8;
-        for _ in 0..8 {
-            crc = if crc & 0x8000 != 0 { (crc << 1) ^ 0x1021 } else { crc << 1 };
+    const TABLE: [u16; 256] = {
+        let mut table = [0u16; 256];
+        let mut i = 0;
+        while i < 256 {
+            let mut crc = (i as u16) << 8;
+            let mut bit = 0;
+            while bit < 8 {
+                crc = if crc & 0x8000 != 0 { (crc << 1) ^ 0x1021 } else { crc << 1 };
+                bit += 1;
+            }
+            table[i] = crc;
+            i += 1;
         }
-    }
-    crc
+        table
+    };
+    bytes.iter().fold(0u16, |crc, &byte| (crc << 8) ^ TABLE[usize::from((crc >> 8) as u8 ^ byte)])
 }
 
 /// A short hash tag whose slot is `slot`: a key `...{<tag>}...` lands in that
