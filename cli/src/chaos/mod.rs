@@ -441,12 +441,13 @@ impl Run<'_> {
         let fault_at = Instant::now();
         let down = self.plan.down(fault);
         match fault {
-            Scenario::WorkerKill => {
+            // On the cluster shape the platform's API and worker are the first of two.
+            Scenario::WorkerKill | Scenario::ClusterWorkerKill => {
                 self.platform.kill_worker().await?;
                 tokio::time::sleep(down).await;
                 self.platform.start_worker().await?;
             }
-            Scenario::ApiKill => {
+            Scenario::ApiKill | Scenario::ClusterApiKill => {
                 self.platform.kill_api().await?;
                 tokio::time::sleep(down).await;
                 self.platform.start_api().await?;
@@ -509,16 +510,6 @@ impl Run<'_> {
                 parts.kill_broker_b().await?;
                 tokio::time::sleep(down).await;
                 parts.start_broker_b().await?;
-            }
-            Scenario::ClusterApiKill => {
-                self.platform.kill_api().await?;
-                tokio::time::sleep(down).await;
-                self.platform.start_api().await?;
-            }
-            Scenario::ClusterWorkerKill => {
-                self.platform.kill_worker().await?;
-                tokio::time::sleep(down).await;
-                self.platform.start_worker().await?;
             }
             Scenario::All => unreachable!("All is a sequence of single faults"),
         }
