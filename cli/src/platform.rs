@@ -128,9 +128,19 @@ pub async fn wait_ready(process: &mut Process, url: &str, within: Duration) -> a
     )
 }
 
-/// A free 127.0.0.1 port (bound and released).
+/// A free 127.0.0.1 port (bound and released), below Linux's ephemeral
+/// range (32768 and up): a part killed and restarted on its port must find
+/// it free, and an outgoing connection's local port, which the kernel picks
+/// from that range, could take a port there while the part is down.
 pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).expect("free port")
+    use rand::Rng;
+    let mut rng = rand::rng();
+    loop {
+        let port = rng.random_range(20_000..32_000);
+        if std::net::TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return port;
+        }
+    }
 }
 
 /// A second API instance (see [`Platform::start_second_api`]).

@@ -61,6 +61,9 @@ pub struct ClusterParts {
     rocketmq_bin: PathBuf,
     namesrv_port: u16,
     pub node_ports: Vec<u16>,
+    /// Each node's cluster bus port, chosen like its own (Redis would take
+    /// `port + 10000`, inside the ephemeral range).
+    bus_ports: Vec<u16>,
     nodes: Vec<Option<Process>>,
     pub broker_b_port: u16,
     broker_b: Option<Process>,
@@ -79,6 +82,7 @@ impl ClusterParts {
             rocketmq_bin: lab.rocketmq_bin().to_path_buf(),
             namesrv_port: lab.namesrv_port,
             node_ports: (0..NODES).map(|_| free_port()).collect(),
+            bus_ports: (0..NODES).map(|_| free_port()).collect(),
             nodes: (0..NODES).map(|_| None).collect(),
             broker_b_port: super::lab::broker_port(),
             broker_b: None,
@@ -105,13 +109,14 @@ impl ClusterParts {
     /// Starts node `node` on its port and folder (its `nodes.conf` there
     /// keeps its place in the cluster across restarts).
     pub async fn start_node(&mut self, node: usize) -> anyhow::Result<()> {
-        let port = self.node_ports[node];
+        let (port, bus) = (self.node_ports[node], self.bus_ports[node]);
         let folder = self.dir.join(format!("node-{port}"));
         std::fs::create_dir_all(&folder)?;
         let mut c = Command::new("redis-server");
         c.args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
             .args(["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"])
             .args(["--cluster-node-timeout", &NODE_TIMEOUT_MS.to_string()])
+            .args(["--cluster-port", &bus.to_string()])
             .current_dir(&folder);
         let process = start_listening("redis-cluster-node", c, port, &self.log(&format!("redis-{port}"))).await?;
         self.nodes[node] = Some(process);
