@@ -17,7 +17,8 @@
 --     order is in the revoked set (released because the publish failed: the
 --     shopper was told 503, and may have bought again since);
 --   3 superseded: the entry belongs to another order of the buyer;
---   2 unknown: the buyer has no entry at all; the caller decides.
+--   2 unknown: the buyer has no entry at all (or only "p", the mark of a
+--     walk that went on past this bucket); the caller decides.
 -- state 7, the voucher is paused (its keys are gone or of another
 -- generation): nothing is written and entries are not trusted, except a
 -- tombstone of this very order or its id in the revoked set, which only a
@@ -43,7 +44,7 @@ for i = 2, #ARGV, 2 do
     out[#out + 1] = 1
   elseif cur == order .. ':c' then
     out[#out + 1] = 1
-  elseif cur then
+  elseif cur and cur ~= 'p' then
     out[#out + 1] = 3
   else
     out[#out + 1] = 2

@@ -5,12 +5,13 @@
 -- KEYS[2]  voucher hash  <prefix>seckill:{<voucher>}:voucher
 -- KEYS[3]  buyers hash   <prefix>seckill:{<voucher>}:buyers
 -- ARGV[1]  the caller's generation
--- ARGV[2]  initial stock
+-- ARGV[2]  initial stock (of this bucket)
 --
 -- Every reservation decrements stock and records its buyer in one script, so
--- stock + live buyers (entries that are not "<id>:r" tombstones) is the
--- initial stock. This recomputes stock from the buyers atomically, so a
--- reservation running at the same time cannot slip between count and write.
+-- stock + live buyers (entries that are neither "<id>:r" tombstones nor the
+-- "p" of a buyer who walked on) is the initial stock. This recomputes stock
+-- from the buyers atomically, so a reservation running at the same time
+-- cannot slip between count and write.
 --
 -- Returns {state, stock before, stock after}: state 0 recounted, 7 paused
 -- (keys gone or of another generation: untouched), 8 the caller's
@@ -22,7 +23,7 @@ end
 local live = 0
 local entries = redis.call('HVALS', KEYS[3])
 for i = 1, #entries do
-  if string.sub(entries[i], -2) ~= ':r' then
+  if entries[i] ~= 'p' and string.sub(entries[i], -2) ~= ':r' then
     live = live + 1
   end
 end

@@ -9,7 +9,8 @@
 -- ARGV[2..] pairs: user id, order id, ... (orders now in MySQL)
 --
 -- Only on a current voucher (a paused one is rebuilt from MySQL, which
--- counts these orders). For a buyer with no entry or only a tombstone, the
+-- counts these orders). For a buyer with no entry, only a tombstone or only
+-- the "p" of a walk that went on, the
 -- entry becomes "<order id>:c" (the buyer cannot buy twice) and the order
 -- takes its unit: stock - 1, so stock + live buyers stays the initial stock
 -- and Redis cannot sell that unit again. If stock is already 0, Redis sold
@@ -26,7 +27,7 @@ local written, short = 0, 0
 for i = 2, #ARGV, 2 do
   local user, order = ARGV[i], ARGV[i + 1]
   local cur = redis.call('HGET', KEYS[3], user)
-  if not cur or string.sub(cur, -2) == ':r' then
+  if not cur or cur == 'p' or string.sub(cur, -2) == ':r' then
     redis.call('HSET', KEYS[3], user, order .. ':c')
     written = written + 1
     if tonumber(redis.call('HGET', KEYS[2], 'stock')) > 0 then

@@ -57,6 +57,7 @@ pub async fn run(settings: &Settings, args: &Args) -> anyhow::Result<()> {
             pay_value: 10_000,
             actual_value: 15_000,
             stock: args.stock,
+            buckets: 1,
             begin_time: now,
             end_time: now + Duration::minutes(args.minutes),
         })

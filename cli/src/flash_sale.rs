@@ -37,6 +37,9 @@ pub struct Plan {
     /// Units for sale.
     #[arg(long, default_value_t = 100)]
     pub stock: u32,
+    /// Stock buckets the voucher is split into (a hot sale over several Redis masters).
+    #[arg(long, default_value_t = 1)]
+    pub buckets: u16,
     /// Longest wait for the worker to store every accepted order, in seconds.
     #[arg(long, default_value_t = 120)]
     pub drain_timeout: u64,
@@ -256,6 +259,7 @@ pub async fn create_voucher(settings: &Settings, plan: &Plan) -> anyhow::Result<
     let now = chrono::Utc::now();
     let body = serde_json::json!({
         "shop_id": shop, "title": "flash sale", "pay_value": 100, "actual_value": 1000, "stock": plan.stock,
+        "buckets": plan.buckets,
         "begin_time": now - chrono::Duration::seconds(1), "end_time": now + chrono::Duration::hours(2),
     });
     let r = http

@@ -14,7 +14,7 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
-use cityhub_cli::{admin, bench, chaos, demo, flash_sale, parked, topology, users};
+use cityhub_cli::{admin, bench, chaos, demo, flash_sale, parked, shards, simulate, topology, users};
 use cityhub_core::config::Settings;
 use clap::{Parser, Subcommand};
 
@@ -72,6 +72,18 @@ enum Command {
         /// Where its data and logs go (default: a new folder on tmpfs).
         #[arg(long)]
         dir: Option<PathBuf>,
+    },
+    /// A hot voucher sold from 1, 4 and 16 stock buckets with the real
+    /// scripts on the configured Redis: units unsold, calls a request, oversell.
+    SimulateBuckets {
+        #[command(flatten)]
+        plan: simulate::Plan,
+    },
+    /// What the queries that grow with users cost on one shard when the
+    /// orders and follows tables are split by user id (a scratch database).
+    MeasureShards {
+        #[command(flatten)]
+        plan: shards::Plan,
     },
     /// List and replay messages the consumers parked.
     Parked {
@@ -140,6 +152,18 @@ async fn main() -> anyhow::Result<()> {
             if !pass {
                 std::process::exit(1);
             }
+        }
+        Command::SimulateBuckets { plan } => {
+            let kv = cityhub_core::connect_redis(&settings.redis).await.context("connect to Redis")?;
+            let runs = simulate::run(&kv, &plan).await?;
+            print!("{}", simulate::markdown(&runs));
+            if !runs.iter().all(simulate::Run::pass) {
+                std::process::exit(1);
+            }
+        }
+        Command::MeasureShards { plan } => {
+            let report = shards::run(&settings, &plan).await?;
+            print!("{}", shards::markdown(&report, plan.shards));
         }
         Command::Parked { action } => parked::run(&settings, action).await?,
         Command::Admin { action } => admin::run(&settings, action).await?,

@@ -97,6 +97,24 @@ impl OrderId {
     }
 }
 
+/// One stock bucket of a seckill voucher: the unit of Redis sale state.
+/// A bucket's keys share one hash tag, so one slot, one master of a
+/// cluster; a hot voucher split into buckets spreads over masters (see
+/// `vouchers::buckets`, and `keys` for the tags). A voucher of one bucket is
+/// bucket 0, whose hash tag is the voucher id itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Sale {
+    pub voucher_id: VoucherId,
+    pub bucket: u16,
+}
+
+impl From<VoucherId> for Sale {
+    /// The voucher's first (or only) bucket.
+    fn from(voucher_id: VoucherId) -> Self {
+        Self { voucher_id, bucket: 0 }
+    }
+}
+
 id! {
     /// A shop.
     ShopId

@@ -1,20 +1,21 @@
 //! Every business Redis key CityHub uses, in one place, as constructors on
 //! the platform's [`Keys`] (bring [`CityKeys`] into scope). Each documents the
-//! key's type and who writes it. The keys of one seckill voucher share the
-//! hash tag `{<voucher id>}` so the scripts that touch them together also run
-//! on Redis Cluster.
+//! key's type and who writes it. The keys of one seckill sale bucket share
+//! the hash tag `{<voucher id>}` (bucket 0) or `{<voucher id>:<bucket>}` (see
+//! [`Sale`]), so the scripts that touch them together also run on Redis
+//! Cluster, and a voucher's buckets spread over its masters.
 
-use cityhub_platform::kv::Keys;
+use cityhub_platform::kv::{conn, Keys};
 
-use crate::ids::{NoteId, OrderId, ShopId, UserId, VoucherId};
+use crate::ids::{NoteId, OrderId, Sale, ShopId, UserId, VoucherId};
 
 pub trait CityKeys {
     /// Hash `stock`, `begin_ms`, `end_ms`, `pay_value`: the live seckill state,
     /// preloaded when the voucher is created. Written by `seckill.lua`.
-    fn seckill_voucher(&self, voucher_id: VoucherId) -> String;
+    fn seckill_voucher(&self, sale: impl Into<Sale>) -> String;
     /// Hash user id -> reservation: `<id>` reserved, `<id>:c` confirmed by the
     /// worker, `<id>:r` released (see `seckill::scripts`).
-    fn seckill_buyers(&self, voucher_id: VoucherId) -> String;
+    fn seckill_buyers(&self, sale: impl Into<Sale>) -> String;
     /// String (integer) with a TTL: an ordinary coupon's units left, a gate
     /// in front of MySQL's `ordinary_vouchers.stock` (the truth); loaded from
     /// it by the first claim that finds it missing (see `vouchers::claims`).
@@ -22,17 +23,17 @@ pub trait CityKeys {
     /// Sorted set with a TTL: one subject's recent seckill attempts on a
     /// voucher (`subject` is `user`, `ip` or `global`), the window of
     /// `limits.seckill`, counted by `seckill.lua`.
-    fn seckill_limit(&self, voucher_id: VoucherId, subject: &str, value: &str) -> String;
+    fn seckill_limit(&self, sale: impl Into<Sale>, subject: &str, value: &str) -> String;
     /// Set of the stock-release event ids `stock_release.lua` applied, so a
     /// redelivered event gives nothing back twice.
-    fn seckill_released(&self, voucher_id: VoucherId) -> String;
+    fn seckill_released(&self, sale: impl Into<Sale>) -> String;
     /// Set of the order ids whose reservation `seckill_revoke.lua` undid:
     /// their shoppers were told 503, so a late message of one is refused as
     /// revoked even after the buyer bought again.
-    fn seckill_revoked(&self, voucher_id: VoucherId) -> String;
+    fn seckill_revoked(&self, sale: impl Into<Sale>) -> String;
     /// Hash with a TTL: buyers a rebuild stages before `seckill_rebuild.lua`
     /// moves them into place (`token` is the rebuild's own).
-    fn seckill_staged(&self, voucher_id: VoucherId, token: &str) -> String;
+    fn seckill_staged(&self, sale: impl Into<Sale>, token: &str) -> String;
     /// String [`PendingOrder`](crate::seckill::PendingOrder) with a TTL: an
     /// accepted order the worker has not stored yet, so its owner can see it as `queued`.
     fn pending_order(&self, order_id: OrderId) -> String;
@@ -121,32 +122,32 @@ fn strike_name(kind: Strike) -> &'static str {
 }
 
 impl CityKeys for Keys {
-    fn seckill_voucher(&self, voucher_id: VoucherId) -> String {
-        self.key(format_args!("seckill:{{{voucher_id}}}:voucher"))
+    fn seckill_voucher(&self, sale: impl Into<Sale>) -> String {
+        self.key(format_args!("seckill:{}:voucher", tagged(sale.into())))
     }
 
-    fn seckill_buyers(&self, voucher_id: VoucherId) -> String {
-        self.key(format_args!("seckill:{{{voucher_id}}}:buyers"))
+    fn seckill_buyers(&self, sale: impl Into<Sale>) -> String {
+        self.key(format_args!("seckill:{}:buyers", tagged(sale.into())))
     }
 
     fn coupon_stock(&self, voucher_id: VoucherId) -> String {
         self.key(format_args!("coupon:{{{voucher_id}}}:stock"))
     }
 
-    fn seckill_limit(&self, voucher_id: VoucherId, subject: &str, value: &str) -> String {
-        self.key(format_args!("seckill:{{{voucher_id}}}:limit:{subject}:{value}"))
+    fn seckill_limit(&self, sale: impl Into<Sale>, subject: &str, value: &str) -> String {
+        self.key(format_args!("seckill:{}:limit:{subject}:{value}", tagged(sale.into())))
     }
 
-    fn seckill_released(&self, voucher_id: VoucherId) -> String {
-        self.key(format_args!("seckill:{{{voucher_id}}}:released"))
+    fn seckill_released(&self, sale: impl Into<Sale>) -> String {
+        self.key(format_args!("seckill:{}:released", tagged(sale.into())))
     }
 
-    fn seckill_revoked(&self, voucher_id: VoucherId) -> String {
-        self.key(format_args!("seckill:{{{voucher_id}}}:revoked"))
+    fn seckill_revoked(&self, sale: impl Into<Sale>) -> String {
+        self.key(format_args!("seckill:{}:revoked", tagged(sale.into())))
     }
 
-    fn seckill_staged(&self, voucher_id: VoucherId, token: &str) -> String {
-        self.key(format_args!("seckill:{{{voucher_id}}}:staged:{token}"))
+    fn seckill_staged(&self, sale: impl Into<Sale>, token: &str) -> String {
+        self.key(format_args!("seckill:{}:staged:{token}", tagged(sale.into())))
     }
 
     fn pending_order(&self, order_id: OrderId) -> String {
@@ -238,6 +239,23 @@ impl CityKeys for Keys {
     }
 }
 
+/// A sale bucket's name in its keys, hash tag first: `{<voucher>}` for
+/// bucket 0; for bucket `b` a tag chosen for its slot, `b` 64ths of the slot
+/// space from bucket 0's in bit-reversed order (1/2, 1/4, 3/4, 1/8, ...),
+/// then the voucher and bucket. So the first `n` buckets of a voucher sit
+/// about `16384 / n` slots apart and spread over every master of a cluster
+/// whose masters hold equal runs of slots (3 masters: 2 buckets on 2, 3 or
+/// more on all 3), however the ids fall.
+fn tagged(sale: Sale) -> String {
+    if sale.bucket == 0 {
+        return format!("{{{}}}", sale.voucher_id);
+    }
+    let home = sale.voucher_id.to_string();
+    let step = u16::from((sale.bucket as u8 % 64).reverse_bits() >> 2);
+    let slot = (conn::slot(home.as_bytes()) + step * 256) % 16384;
+    format!("{{{}}}:{home}:{}", conn::tag_of_slot(slot), sale.bucket)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -247,5 +265,25 @@ mod tests {
         let k = Keys::new("t:");
         assert_eq!(k.seckill_voucher(VoucherId(42)), "t:seckill:{42}:voucher");
         assert_eq!(k.seckill_buyers(VoucherId(42)), "t:seckill:{42}:buyers");
+    }
+
+    #[test]
+    fn the_buckets_of_a_voucher_sit_apart_in_the_slot_space() {
+        let k = Keys::new("t:");
+        let voucher_id = VoucherId(42);
+        let slot = |bucket| conn::slot(k.seckill_buyers(Sale { voucher_id, bucket }).as_bytes());
+        let first = slot(0);
+        let apart = |bucket, sixty_fourths: u16| assert_eq!(slot(bucket), (first + sixty_fourths * 256) % 16384);
+        apart(1, 32);
+        apart(2, 16);
+        apart(3, 48);
+        apart(4, 8);
+        for bucket in 0..64 {
+            let sale = Sale { voucher_id, bucket };
+            assert_eq!(conn::slot(k.seckill_voucher(sale).as_bytes()), slot(bucket), "one slot per bucket");
+            assert_eq!(conn::slot(k.seckill_limit(sale, "ip", "1.2.3.4").as_bytes()), slot(bucket));
+        }
+        let b3 = k.seckill_buyers(Sale { voucher_id, bucket: 3 });
+        assert!(b3.ends_with(":42:3:buyers"), "{b3}");
     }
 }

@@ -45,7 +45,7 @@ pub mod signin;
 pub mod social;
 pub mod vouchers;
 
-pub use ids::{ClaimId, NoteId, OrderId, ShopId, UserId, VoucherId};
+pub use ids::{ClaimId, NoteId, OrderId, Sale, ShopId, UserId, VoucherId};
 pub use services::{connect_redis, Services};
 
 #[cfg(test)]

@@ -39,6 +39,7 @@ impl Fakes for Services {
             services: self,
             shop: None,
             stock: 10,
+            buckets: 1,
             pay_value: 5000,
             actual_value: 10000,
             begin: now - chrono::Duration::seconds(1),
@@ -64,6 +65,7 @@ pub struct VoucherFake<'a> {
     services: &'a Services,
     shop: Option<ShopId>,
     stock: u32,
+    buckets: u16,
     pay_value: u64,
     actual_value: u64,
     begin: DateTime<Utc>,
@@ -73,6 +75,12 @@ pub struct VoucherFake<'a> {
 impl VoucherFake<'_> {
     pub fn stock(mut self, units: u32) -> Self {
         self.stock = units;
+        self
+    }
+
+    /// Its stock split into `n` buckets (one unless told).
+    pub fn buckets(mut self, n: u16) -> Self {
+        self.buckets = n;
         self
     }
 
@@ -115,6 +123,7 @@ impl VoucherFake<'_> {
             pay_value: self.pay_value,
             actual_value: self.actual_value,
             stock: self.stock,
+            buckets: self.buckets,
             begin_time: self.begin,
             end_time: self.end,
         };

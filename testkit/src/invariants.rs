@@ -25,7 +25,8 @@ use std::collections::{HashMap, HashSet};
 
 use anyhow::Context;
 use cityhub_core::kv::{CityKeys, Kv};
-use cityhub_core::seckill::scripts::BuyerEntry;
+use cityhub_core::seckill::scripts::{BuyerEntry, PASSED};
+use cityhub_core::vouchers::buckets;
 use cityhub_core::{OrderId, UserId, VoucherId};
 use redis::AsyncCommands;
 use serde::{Deserialize, Serialize};
@@ -59,22 +60,40 @@ pub struct Check {
     pub detail: String,
 }
 
-/// Reads the voucher's state from MySQL and Redis.
+/// Reads the voucher's state from MySQL and Redis: every stock bucket's
+/// stock summed, their buyers merged (a walk's "passed" marks left out). A
+/// buyer holding units in two buckets fails the load: one order per user is
+/// broken.
 pub async fn load(db: &MySqlPool, kv: &Kv, voucher_id: VoucherId) -> anyhow::Result<SaleState> {
-    let (initial_stock, db_stock): (i64, i64) =
-        sqlx::query_as("SELECT CAST(initial_stock AS SIGNED), stock FROM seckill_vouchers WHERE voucher_id = ?")
-            .bind(voucher_id)
-            .fetch_one(db)
-            .await?;
+    let (initial_stock, db_stock, buckets): (i64, i64, u16) = sqlx::query_as(
+        "SELECT CAST(initial_stock AS SIGNED), stock, buckets FROM seckill_vouchers WHERE voucher_id = ?",
+    )
+    .bind(voucher_id)
+    .fetch_one(db)
+    .await?;
     let orders: Vec<(OrderId, UserId)> =
         sqlx::query_as("SELECT id, user_id FROM orders WHERE voucher_id = ?").bind(voucher_id).fetch_all(db).await?;
     let mut conn = kv.conn();
-    let redis_stock: Option<i64> = conn.hget(kv.keys.seckill_voucher(voucher_id), "stock").await?;
-    let raw: HashMap<UserId, String> = conn.hgetall(kv.keys.seckill_buyers(voucher_id)).await?;
-    let mut buyers = HashMap::with_capacity(raw.len());
-    for (user, entry) in raw {
-        let parsed = BuyerEntry::parse(&entry);
-        buyers.insert(user, parsed.with_context(|| format!("buyer {user} has an unreadable entry {entry:?}"))?);
+    let (mut redis_stock, mut buyers) = (None, HashMap::new());
+    for sale in buckets::sales(voucher_id, buckets) {
+        let stock: Option<i64> = conn.hget(kv.keys.seckill_voucher(sale), "stock").await?;
+        if let Some(stock) = stock {
+            redis_stock = Some(redis_stock.unwrap_or(0) + stock);
+        }
+        let raw: HashMap<UserId, String> = conn.hgetall(kv.keys.seckill_buyers(sale)).await?;
+        for (user, entry) in raw.into_iter().filter(|(_, e)| e != PASSED) {
+            let parsed = BuyerEntry::parse(&entry);
+            let parsed = parsed.with_context(|| format!("buyer {user} has an unreadable entry {entry:?}"))?;
+            match buyers.get(&user).copied().and_then(BuyerEntry::live_order) {
+                Some(held) if parsed.live_order().is_some() => {
+                    anyhow::bail!("user {user} holds order {held} and {} in two stock buckets", parsed.order())
+                }
+                Some(_) => {}
+                None => {
+                    buyers.insert(user, parsed);
+                }
+            }
+        }
     }
     Ok(SaleState { initial_stock, db_stock, orders, redis_stock, buyers })
 }

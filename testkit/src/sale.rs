@@ -37,7 +37,8 @@ pub async fn buyers(kv: &Kv, voucher: VoucherId) -> HashMap<UserId, BuyerEntry> 
 
 /// Asserts the stock invariants of a sale whose orders may have been
 /// closed or refunded: DB stock == initial − live orders; Redis stock +
-/// live buyers == initial; the live buyers are exactly the live orders.
+/// live buyers == initial (over every stock bucket); the live buyers are
+/// exactly the live orders.
 pub async fn assert_stock_agrees(db: &MySqlPool, kv: &Kv, voucher: VoucherId) {
     let (initial, stock): (i64, i64) =
         sqlx::query_as("SELECT CAST(initial_stock AS SIGNED), stock FROM seckill_vouchers WHERE voucher_id = ?")
@@ -55,9 +56,11 @@ pub async fn assert_stock_agrees(db: &MySqlPool, kv: &Kv, voucher: VoucherId) {
     .into_iter()
     .collect();
     assert_eq!(stock, initial - live.len() as i64, "DB stock against {} live orders", live.len());
-    let redis_stock: i64 = kv.conn().hget(kv.keys.seckill_voucher(voucher), "stock").await.unwrap();
+    // Every stock bucket's, summed and merged.
+    let state = invariants::load(db, kv, voucher).await.unwrap();
+    let redis_stock = state.redis_stock.expect("the sale's Redis keys");
     let live_buyers: HashMap<UserId, OrderId> =
-        buyers(kv, voucher).await.into_iter().filter_map(|(user, e)| Some((user, e.live_order()?))).collect();
+        state.buyers.into_iter().filter_map(|(user, e)| Some((user, e.live_order()?))).collect();
     assert_eq!(redis_stock + live_buyers.len() as i64, initial, "Redis stock {redis_stock} against its buyers");
     assert_eq!(live_buyers, live, "live Redis buyers against live orders");
 }

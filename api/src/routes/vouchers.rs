@@ -168,8 +168,18 @@ pub struct CreateSeckillVoucher {
     #[validate(range(min = 1, max = 10_000_000_u32))]
     #[schema(minimum = 1, maximum = 10_000_000)]
     pub stock: u32,
+    /// Stock buckets for a hot sale, each on its own hash tag (so on its own
+    /// Redis Cluster master); at most `stock`. One unless given.
+    #[serde(default = "one_bucket")]
+    #[validate(range(min = 1, max = 64))]
+    #[schema(minimum = 1, maximum = 64, default = 1)]
+    pub buckets: u16,
     pub begin_time: DateTime<Utc>,
     pub end_time: DateTime<Utc>,
+}
+
+fn one_bucket() -> u16 {
+    1
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -182,6 +192,7 @@ pub struct VoucherResponse {
     pub pay_value: u64,
     pub actual_value: u64,
     pub stock: u32,
+    pub buckets: u16,
     pub begin_time: DateTime<Utc>,
     pub end_time: DateTime<Utc>,
 }
@@ -197,6 +208,7 @@ impl From<SeckillVoucher> for VoucherResponse {
             pay_value: v.pay_value,
             actual_value: v.actual_value,
             stock: v.stock,
+            buckets: v.buckets,
             begin_time: v.begin_time,
             end_time: v.end_time,
         }
@@ -224,6 +236,7 @@ async fn create(
             pay_value: req.pay_value,
             actual_value: req.actual_value,
             stock: req.stock,
+            buckets: req.buckets,
             begin_time: req.begin_time,
             end_time: req.end_time,
         })

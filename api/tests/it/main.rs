@@ -5,6 +5,7 @@
 mod app;
 
 mod auth;
+mod buckets;
 mod compose;
 mod fuzz;
 mod guards;

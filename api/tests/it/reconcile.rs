@@ -231,8 +231,14 @@ async fn a_second_rebuild_from_an_earlier_reading_changes_nothing_and_keeps_what
     let _: () = app.kv.conn().del(&keys).await.unwrap();
     let now = cityhub_platform::now_ms() as i64;
     // What two reconcilers read from MySQL before either wrote: no order yet.
-    let state =
-        scripts::SaleState { stock: 10, begin_ms: now - 1_000, end_ms: now + 600_000, pay_value: 100, buyers: vec![] };
+    let state = scripts::SaleState {
+        stock: 10,
+        begin_ms: now - 1_000,
+        end_ms: now + 600_000,
+        pay_value: 100,
+        buyers: vec![],
+        passed: vec![],
+    };
     assert!(scripts::rebuild(&app.kv, voucher, &state).await.unwrap(), "the first rebuild writes");
     let order = fakes::order_id(78, 0);
     assert_eq!(scripts::reserve(&app.kv, voucher, UserId(7), order, &[]).await.unwrap().0, Outcome::Accepted);

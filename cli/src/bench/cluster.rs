@@ -3,7 +3,10 @@
 //! with a replica each, two brokers, two workers, two APIs behind HAProxy),
 //! each through the balancer over the same run against one of the APIs
 //! directly, in the same round on the same services: what the balancer and
-//! the second API add or cost on this machine. Writes
+//! the second API add or cost on this machine. Then the hot-voucher row: a
+//! sale where every request wins, through the balancer, on a voucher split
+//! into one stock bucket per master against the same sale on one bucket.
+//! Writes
 //! `BENCHMARKS-cluster.json` and the "Cluster topology" section of
 //! `BENCHMARKS.md`, next to the single-process figures.
 
@@ -33,8 +36,15 @@ pub struct Round {
     p2_balanced_p99_ms: f64,
     p2_one_api_orders_per_s: f64,
     p2_ratio: f64,
+    hot_buckets_rps: f64,
+    hot_buckets_p99_ms: f64,
+    hot_one_bucket_rps: f64,
+    hot_ratio: f64,
     invariants_pass: bool,
 }
+
+/// The hot voucher's buckets: one per master of the shape's cluster.
+const HOT_BUCKETS: u16 = 3;
 
 pub async fn run(base: &Settings, args: &Args) -> anyhow::Result<()> {
     let dir = crate::chaos::scratch("bench-cluster");
@@ -120,7 +130,18 @@ pub async fn run(base: &Settings, args: &Args) -> anyhow::Result<()> {
             single.map_or("-".to_owned(), |v| format!("{v:.0} {single_unit}")),
         ));
     }
-    md.push('\n');
+    md.push_str(&format!(
+        "\nA hot voucher: every request wins, through the balancer, the voucher's stock split into \
+         {HOT_BUCKETS} buckets (one per master) against the same sale on one bucket, same round.\n\n\
+         | figure | {HOT_BUCKETS} buckets | 1 bucket (reference) | ratio |\n|---|---|---|---|\n\
+         | hot voucher, accepted path | {:.0} req/s (p99 {:.1} ms) | {:.0} req/s | **{:.2}** ({:.2}-{:.2}) |\n\n",
+        median(|r| r.hot_buckets_rps),
+        median(|r| r.hot_buckets_p99_ms),
+        median(|r| r.hot_one_bucket_rps),
+        median(|r| r.hot_ratio),
+        spread(|r| r.hot_ratio).0,
+        spread(|r| r.hot_ratio).1,
+    ));
     md.push_str(&format!(
         "Invariants (no oversell, one order per user, Redis == MySQL, all accepted stored) in every run: {}\n\n",
         if rounds.iter().all(|r| r.invariants_pass) { "PASS" } else { "FAIL" }
@@ -152,12 +173,19 @@ async fn one_round(
         .await?;
     let p2o = flash_sale::run(settings, &plan(one_api, n, n, args.accepted_concurrency, n as u32, offset + 2_000_000))
         .await?;
-    let failed: Vec<&Check> =
-        [&balanced_checks, &one_checks, &p2b.checks, &p2o.checks].into_iter().flatten().filter(|c| !c.pass).collect();
+    // The hot voucher: every request wins, through the balancer, split or not.
+    let hot = |buckets, skip| flash_sale::Plan {
+        buckets,
+        ..plan(balanced, n, n, args.accepted_concurrency, n as u32, offset + skip)
+    };
+    let hot_split = flash_sale::run(settings, &hot(HOT_BUCKETS, 3_000_000)).await?;
+    let hot_one = flash_sale::run(settings, &hot(1, 4_000_000)).await?;
+    let checks = [&balanced_checks, &one_checks, &p2b.checks, &p2o.checks, &hot_split.checks, &hot_one.checks];
+    let failed: Vec<&Check> = checks.into_iter().flatten().filter(|c| !c.pass).collect();
     for f in &failed {
         eprintln!("FAIL {}: {}", f.name, f.detail);
     }
-    let errors = wb.errors + wo.errors + p2b.errors + p2o.errors;
+    let errors = wb.errors + wo.errors + p2b.errors + p2o.errors + hot_split.errors + hot_one.errors;
     if errors > 0 {
         eprintln!("FAIL {errors} requests failed");
     }
@@ -170,6 +198,10 @@ async fn one_round(
         p2_balanced_p99_ms: p2b.p99_ms,
         p2_one_api_orders_per_s: p2o.orders_per_second,
         p2_ratio: p2b.orders_per_second / p2o.orders_per_second,
+        hot_buckets_rps: hot_split.requests_per_second,
+        hot_buckets_p99_ms: hot_split.p99_ms,
+        hot_one_bucket_rps: hot_one.requests_per_second,
+        hot_ratio: hot_split.requests_per_second / hot_one.requests_per_second,
         invariants_pass: failed.is_empty() && errors == 0,
     })
 }

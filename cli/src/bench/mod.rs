@@ -246,7 +246,17 @@ async fn create_hot_shop(api: &str, settings: &Settings) -> anyhow::Result<(u64,
 
 /// A quiet sale on `api` for a benchmark run (drains for up to 300 s).
 fn sale_plan(api: &str, users: usize, requests: usize, concurrency: usize, stock: u32, user_offset: u64) -> Plan {
-    Plan { api: api.to_owned(), users, requests, concurrency, stock, drain_timeout: 300, user_offset, quiet: true }
+    Plan {
+        api: api.to_owned(),
+        users,
+        requests,
+        concurrency,
+        stock,
+        buckets: 1,
+        drain_timeout: 300,
+        user_offset,
+        quiet: true,
+    }
 }
 
 /// The two API instances: without limits, and with them.

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use cityhub_core::config::Settings;
 use cityhub_core::kv::{CityKeys, Kv};
 use cityhub_core::seckill::OrderMessage;
+use cityhub_core::vouchers::buckets;
 use cityhub_core::{OrderId, UserId, VoucherId};
 use cityhub_platform::mq::consumer::{Ack, BatchHandler, Consumer, Delivery};
 use cityhub_platform::mq::publisher::{BatchConfig, BatchPublisher};
@@ -41,14 +42,7 @@ impl Stages {
 pub async fn accepted_evalsha(settings: &Settings, kv: &Kv, args: &Args) -> anyhow::Result<f64> {
     let voucher = VoucherId(u64::from(rand::random::<u32>()) + (1 << 40));
     let hash = kv.keys.seckill_voucher(voucher);
-    let generation = kv.generation.current(&hash).await?.to_string();
-    let fields = [
-        ("stock", "1000000000".to_owned()),
-        ("begin_ms", "0".to_owned()),
-        ("end_ms", "4102444800000".to_owned()),
-        ("gen", generation),
-    ];
-    redis::pipe().hset_multiple(&hash, &fields).query_async::<()>(&mut kv.conn()).await?;
+    buckets::preload(kv, voucher.into(), 1_000_000_000, (0, 4_102_444_800_000), 0).await?;
     let rate = super::tools::redis_benchmark(settings, kv, voucher, args).await;
     redis::cmd("DEL").arg(&hash).arg(kv.keys.seckill_buyers(voucher)).query_async::<()>(&mut kv.conn()).await?;
     rate
@@ -91,6 +85,7 @@ pub async fn send_and_drain(
         order_id: OrderId(u64::MAX >> 1),
         user_id: UserId(1_000_000),
         voucher_id: VoucherId(1_000),
+        bucket: 0,
         pay_amount: 100,
         created_at_ms: cityhub_platform::now_ms(),
         request_id: None,

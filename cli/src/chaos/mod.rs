@@ -344,6 +344,7 @@ pub async fn run_scenario(base: &Settings, plan: &Plan, scenario: Scenario) -> a
         requests: plan.requests,
         concurrency: plan.concurrency,
         stock: plan.stock,
+        buckets: 1,
         drain_timeout: plan.recover_timeout_secs,
         user_offset: 0,
         quiet: true,

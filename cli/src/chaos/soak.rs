@@ -174,6 +174,7 @@ async fn soak(settings: &Settings, platform: &Platform, minutes: u64, rate: u32)
         requests: per_minute,
         concurrency: 100,
         stock: per_minute as u32,
+        buckets: 1,
         drain_timeout: 60,
         user_offset: 0,
         quiet: true,

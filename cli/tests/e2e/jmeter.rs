@@ -20,6 +20,7 @@ async fn the_jmeter_stampede_plan_sells_exactly_the_stock_and_everything_agrees(
         requests: 200,
         concurrency: 200,
         stock: 50,
+        buckets: 1,
         drain_timeout: 60,
         user_offset: 0,
         quiet: true,

@@ -8,6 +8,8 @@ mod chaos;
 mod flash_sale;
 mod jmeter;
 mod parked;
+mod shards;
+mod simulate;
 
 use std::path::PathBuf;
 

@@ -130,6 +130,7 @@ mod tests {
             order_id: OrderId(order),
             user_id: UserId(user),
             voucher_id: VoucherId(7),
+            bucket: 0,
             pay_amount: 100,
             created_at_ms: 0,
             request_id: None,

@@ -26,7 +26,7 @@ use sqlx::{MySqlConnection, MySqlPool};
 
 use super::{OrderError, OrderStatus};
 use crate::config::OrderSettings;
-use crate::ids::{OrderId, UserId, VoucherId};
+use crate::ids::{OrderId, Sale, UserId, VoucherId};
 use crate::kv::Kv;
 use crate::seckill::scripts::{self, GiveBack};
 
@@ -36,6 +36,16 @@ pub struct StockRelease {
     pub order_id: OrderId,
     pub user_id: UserId,
     pub voucher_id: VoucherId,
+    /// The stock bucket the order's unit came from (0 for a voucher of one).
+    #[serde(default)]
+    pub bucket: u16,
+}
+
+impl StockRelease {
+    /// The bucket the unit goes back to.
+    pub fn sale(&self) -> Sale {
+        Sale { voucher_id: self.voucher_id, bucket: self.bucket }
+    }
 }
 
 /// A move of an order's status, each an optimistic update on `from`.
@@ -155,8 +165,8 @@ impl Lifecycle {
         if !m.releases() {
             return Ok(Moved::Done { release: None });
         }
-        let (user_id, voucher_id): (UserId, VoucherId) =
-            sqlx::query_as("SELECT user_id, voucher_id FROM orders WHERE id = ?")
+        let (user_id, voucher_id, bucket): (UserId, VoucherId, u16) =
+            sqlx::query_as("SELECT user_id, voucher_id, bucket FROM orders WHERE id = ?")
                 .bind(order_id)
                 .fetch_one(&mut *tx)
                 .await?;
@@ -164,7 +174,7 @@ impl Lifecycle {
             .bind(voucher_id)
             .execute(&mut *tx)
             .await?;
-        let payload = StockRelease { order_id, user_id, voucher_id };
+        let payload = StockRelease { order_id, user_id, voucher_id, bucket };
         let event_id = outbox::enqueue(&mut *tx, &self.release_topic, &order_id.to_string(), &payload).await?;
         Ok(Moved::Done { release: Some(Envelope { event_id, payload }) })
     }
@@ -172,8 +182,8 @@ impl Lifecycle {
     /// The Redis half of a release, once per `event` (best effort here: the
     /// relayed event applies it if this call fails).
     pub async fn give_back(&self, event: &str, release: &StockRelease) -> Option<GiveBack> {
-        let StockRelease { order_id, user_id, voucher_id } = *release;
-        match scripts::give_back(&self.kv, event, voucher_id, user_id, order_id).await {
+        let StockRelease { order_id, user_id, .. } = *release;
+        match scripts::give_back(&self.kv, event, release.sale(), user_id, order_id).await {
             Ok(outcome) => Some(outcome),
             Err(err) => {
                 tracing::warn!(%order_id, error = %err, "stock not given back in Redis yet; the release event will");

@@ -110,13 +110,14 @@ pub async fn store_in(
     let stored_at = Utc::now();
     let paid_at = (status == OrderStatus::Paid).then_some(stored_at);
     let mut insert = QueryBuilder::<MySql>::new(
-        "INSERT INTO orders (id, user_id, voucher_id, status, pay_amount, created_at, stored_at, paid_at) ",
+        "INSERT INTO orders (id, user_id, voucher_id, bucket, status, pay_amount, created_at, stored_at, paid_at) ",
     );
     insert.push_values(&fresh, |mut row, o| {
         let created = DateTime::<Utc>::from_timestamp_millis(o.created_at_ms as i64).unwrap_or_else(Utc::now);
         row.push_bind(o.order_id)
             .push_bind(o.user_id)
             .push_bind(o.voucher_id)
+            .push_bind(o.bucket)
             .push_bind(status.as_str())
             .push_bind(o.pay_amount)
             .push_bind(created)

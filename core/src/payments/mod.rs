@@ -364,11 +364,11 @@ impl Payments {
         let Some(pending) = raw.as_deref().and_then(PendingOrder::decode) else {
             return Ok(StorePaid::Refused);
         };
-        let PendingOrder { user_id, voucher_id } = pending;
+        let PendingOrder { user_id, voucher_id, bucket } = pending;
         if self.price(voucher_id).await? != Some(cb.amount) {
             return Ok(StorePaid::Refused);
         }
-        let state = scripts::confirm(&self.kv, voucher_id, &[(user_id, cb.order_id)]).await?;
+        let state = scripts::confirm(&self.kv, pending.sale(), &[(user_id, cb.order_id)]).await?;
         let state = state.first().copied().unwrap_or(Confirm::Unknown);
         if !matches!(state, Confirm::Confirmed | Confirm::Unknown | Confirm::Paused) {
             return Ok(StorePaid::Refused);
@@ -377,6 +377,7 @@ impl Payments {
             order_id: cb.order_id,
             user_id,
             voucher_id,
+            bucket,
             pay_amount: cb.amount,
             created_at_ms: cb.order_id.issued_at_ms(),
             request_id: None,
@@ -384,7 +385,7 @@ impl Payments {
         match store::store_in(tx, std::slice::from_ref(&message), OrderStatus::Paid).await {
             Ok(stored) if stored.inserted.contains(&cb.order_id) => {
                 if state == Confirm::Unknown {
-                    scripts::restore(&self.kv, voucher_id, &[(user_id, cb.order_id)]).await?;
+                    scripts::restore(&self.kv, pending.sale(), &[(user_id, cb.order_id)]).await?;
                 }
                 Ok(StorePaid::Stored)
             }

@@ -49,11 +49,16 @@ pub struct Diff {
 
 /// What differs between Redis and MySQL in `s`, judging an order without a
 /// row as late (not lost) until it is `grace_ms` old.
+///
+/// MySQL's stock is the whole voucher's: it is judged in bucket 0's
+/// snapshot only; everything else is judged per bucket.
 pub fn diff(s: &Snapshot, grace_ms: u64) -> Diff {
-    let live_orders = s.orders.values().filter(|o| o.status.is_live()).count() as i64;
+    let live = s.orders.values().filter(|o| o.status.is_live());
+    let live_orders = live.clone().filter(|o| o.bucket == s.bucket).count() as i64;
     let mut d = Diff { live_orders, ..Diff::default() };
     let v = &s.voucher;
-    if v.db_stock != v.initial - live_orders {
+    let live_orders = live.count() as i64;
+    if s.bucket == 0 && v.db_stock != v.initial - live_orders {
         d.findings.push(Finding {
             kind: Kind::DbStock,
             order_ids: Vec::new(),
@@ -100,7 +105,7 @@ fn compare(s: &Snapshot, redis: &RedisSide, grace_ms: u64, d: &mut Diff) {
             Some(o) if o.status.is_live() => {}
             Some(o) => {
                 if o.closed_at_ms.is_some_and(past_grace) {
-                    releases.push(StockRelease { order_id, user_id, voucher_id: s.voucher_id });
+                    releases.push(StockRelease { order_id, user_id, voucher_id: s.voucher_id, bucket: s.bucket });
                 }
             }
             None if !past_grace(order_id.issued_at_ms()) => d.in_flight += 1,
@@ -157,7 +162,8 @@ fn compare(s: &Snapshot, redis: &RedisSide, grace_ms: u64, d: &mut Diff) {
     let mut missing: Vec<(UserId, OrderId)> = s
         .orders
         .iter()
-        .filter(|(id, o)| o.status.is_live() && holds.get(&o.user_id) != Some(id) && past_grace(id.issued_at_ms()))
+        .filter(|(_, o)| o.bucket == s.bucket && o.status.is_live())
+        .filter(|(id, o)| holds.get(&o.user_id) != Some(id) && past_grace(id.issued_at_ms()))
         .map(|(id, o)| (o.user_id, *id))
         .collect();
     missing.sort();
@@ -169,7 +175,7 @@ fn compare(s: &Snapshot, redis: &RedisSide, grace_ms: u64, d: &mut Diff) {
             repair: Repair::Restore(missing),
         });
     }
-    d.recount = redis.stock + d.live_buyers != s.voucher.initial;
+    d.recount = redis.stock + d.live_buyers != s.initial();
 }
 
 #[cfg(test)]
@@ -196,7 +202,7 @@ mod tests {
     }
 
     fn order(user: u64, status: OrderStatus) -> OrderRow {
-        OrderRow { user_id: UserId(user), status, closed_at_ms: None }
+        OrderRow { user_id: UserId(user), bucket: 0, status, closed_at_ms: None }
     }
 
     /// 10 units, `orders` in MySQL, `buyers` in Redis, stock as Redis says.
@@ -204,7 +210,15 @@ mod tests {
         let live = orders.iter().filter(|(_, o)| o.status.is_live()).count() as i64;
         Snapshot {
             voucher_id: VoucherId(1),
-            voucher: VoucherRow { initial: 10, db_stock: 10 - live, begin_ms: 0, end_ms: 0, pay_value: 100 },
+            bucket: 0,
+            voucher: VoucherRow {
+                initial: 10,
+                buckets: 1,
+                db_stock: 10 - live,
+                begin_ms: 0,
+                end_ms: 0,
+                pay_value: 100,
+            },
             redis: Some(RedisSide {
                 stock,
                 buyers: buyers.iter().map(|&(user, entry)| (UserId(user), entry)).collect(),
@@ -280,7 +294,7 @@ mod tests {
 
         closed.closed_at_ms = Some(NOW - GRACE * 2);
         let d = diff(&snapshot(9, &[(7, BuyerEntry::Confirmed(a))], &[(a, closed)]), GRACE);
-        let release = StockRelease { order_id: a, user_id: UserId(7), voucher_id: VoucherId(1) };
+        let release = StockRelease { order_id: a, user_id: UserId(7), voucher_id: VoucherId(1), bucket: 0 };
         assert_eq!(d.findings[0].repair, Repair::GiveBack(vec![release]));
     }
 

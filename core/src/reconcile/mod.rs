@@ -1,7 +1,9 @@
 //! The reconciler: compares one voucher's Redis state (stock, buyers) with
 //! MySQL (orders, stock), repairs what it safely can, and keeps a report.
 //! The worker runs it on a schedule for every voucher on sale or recently
-//! ended; an admin runs it on demand.
+//! ended; an admin runs it on demand. A voucher split into stock buckets is
+//! reconciled bucket by bucket (each bucket against the orders that name
+//! it, its stock against its share), into one report.
 //!
 //! The invariant it checks: Redis stock + live Redis buyers == initial
 //! stock; every confirmed buyer has a live DB order; DB stock == initial −
@@ -71,7 +73,7 @@ pub use diff::{diff, Diff, Finding, Repair};
 pub use snapshot::Snapshot;
 
 use crate::config::Settings;
-use crate::ids::{OrderId, VoucherId};
+use crate::ids::{OrderId, Sale, VoucherId};
 use crate::kv::{CityKeys, Kv};
 
 /// What the run concluded.
@@ -205,7 +207,7 @@ pub struct Reconciler {
     publish_window: Duration,
     grace: Duration,
     recent: Duration,
-    pauses: Arc<Mutex<HashMap<VoucherId, repair::Pause>>>,
+    pauses: Arc<Mutex<HashMap<Sale, repair::Pause>>>,
 }
 
 impl Reconciler {
@@ -241,16 +243,18 @@ impl Reconciler {
         })
     }
 
-    /// The vouchers to reconcile now: on sale, or ended within the recent window.
-    pub async fn due(&self) -> Result<Vec<VoucherId>, ReconcileError> {
+    /// The vouchers to reconcile now (on sale, or ended within the recent
+    /// window), every bucket of each.
+    pub async fn due(&self) -> Result<Vec<Sale>, ReconcileError> {
         let since = Utc::now() - self.recent;
-        let rows: Vec<(VoucherId,)> = sqlx::query_as(
-            "SELECT voucher_id FROM seckill_vouchers WHERE begin_time <= CURRENT_TIMESTAMP(3) AND end_time >= ?",
+        let rows: Vec<(VoucherId, u16)> = sqlx::query_as(
+            "SELECT voucher_id, buckets FROM seckill_vouchers \
+             WHERE begin_time <= CURRENT_TIMESTAMP(3) AND end_time >= ?",
         )
         .bind(since)
         .fetch_all(&self.db)
         .await?;
-        Ok(rows.into_iter().map(|(id,)| id).collect())
+        Ok(rows.into_iter().flat_map(|(id, n)| crate::vouchers::buckets::sales(id, n)).collect())
     }
 
     /// The last report kept for `voucher_id`.
@@ -262,22 +266,22 @@ impl Reconciler {
         Ok(row.map(|(r,)| serde_json::from_str(&r)).transpose()?)
     }
 
-    /// Which of `voucher_ids` are paused: their sale state missing or of
-    /// another Redis generation (one round trip for all).
-    pub async fn paused(&self, voucher_ids: &[VoucherId]) -> Result<Vec<VoucherId>, ReconcileError> {
-        if voucher_ids.is_empty() {
+    /// The vouchers of which a bucket of `sales` is paused: its sale state
+    /// missing or of another Redis generation (one round trip for all).
+    pub async fn paused(&self, sales: &[Sale]) -> Result<Vec<VoucherId>, ReconcileError> {
+        if sales.is_empty() {
             return Ok(Vec::new());
         }
-        let keys: Vec<String> = voucher_ids.iter().map(|id| self.kv.keys.seckill_voucher(*id)).collect();
+        let keys: Vec<String> = sales.iter().map(|sale| self.kv.keys.seckill_voucher(*sale)).collect();
         let reads = keys.iter().map(|key| redis::Cmd::hget(key, "gen")).collect();
         let written = self.kv.conn().query_each(reads).await?;
         let mut paused = Vec::new();
-        for ((id, key), written) in voucher_ids.iter().zip(&keys).zip(written) {
+        for ((sale, key), written) in sales.iter().zip(&keys).zip(written) {
             let written: Option<String> = redis::from_redis_value(written).map_err(redis::RedisError::from)?;
-            // On a cluster each voucher's copy has a generation of its own.
+            // On a cluster each bucket's copy has a generation of its own.
             let generation = self.kv.generation.current(key).await?;
-            if written.as_deref() != Some(&*generation) {
-                paused.push(*id);
+            if written.as_deref() != Some(&*generation) && !paused.contains(&sale.voucher_id) {
+                paused.push(sale.voucher_id);
             }
         }
         Ok(paused)
@@ -288,26 +292,29 @@ impl Reconciler {
         self.run_with(voucher_id, Mode::Repair).await
     }
 
-    /// Load, diff, repair (or only report, in a dry run, whose report is not kept).
+    /// Load, diff, repair (or only report, in a dry run, whose report is
+    /// not kept), bucket by bucket; one report for the voucher, its figures
+    /// summed over the buckets and each difference of a bucket past the
+    /// first named with its bucket.
     pub async fn run_with(&self, voucher_id: VoucherId, mode: Mode) -> Result<Report, ReconcileError> {
-        let snapshot = snapshot::load(&self.db, &self.kv, voucher_id).await?;
-        if snapshot.redis.is_some() {
-            self.pauses.lock().expect("pauses lock").remove(&voucher_id);
+        let (mut report, buckets) = self.run_bucket(Sale::from(voucher_id), mode).await?;
+        for bucket in 1..buckets {
+            let (part, _) = self.run_bucket(Sale { voucher_id, bucket }, mode).await?;
+            report.live_orders += part.live_orders;
+            report.live_buyers += part.live_buyers;
+            report.in_flight += part.in_flight;
+            report.redis_stock = match (report.redis_stock, part.redis_stock) {
+                (Some(a), Some(b)) => Some(a + b),
+                (a, b) => a.or(b),
+            };
+            if part.verdict == Verdict::Paused {
+                report.verdict = Verdict::Paused;
+            }
+            report.differences.extend(part.differences.into_iter().map(|mut d| {
+                d.detail = format!("bucket {bucket}: {}", d.detail);
+                d
+            }));
         }
-        let diff = diff::diff(&snapshot, self.grace.as_millis() as u64);
-        let mut report = Report {
-            voucher_id,
-            ran_at: Utc::now(),
-            verdict: Verdict::Consistent,
-            initial_stock: snapshot.voucher.initial,
-            db_stock: snapshot.voucher.db_stock,
-            live_orders: diff.live_orders,
-            redis_stock: snapshot.redis_stock,
-            live_buyers: diff.live_buyers,
-            in_flight: diff.in_flight,
-            differences: Vec::new(),
-        };
-        self.repair(&snapshot, diff, mode, &mut report).await?;
         report.verdict = if report.verdict == Verdict::Paused {
             Verdict::Paused
         } else if report.differences.is_empty() {
@@ -321,6 +328,29 @@ impl Reconciler {
             self.keep(&report).await?;
         }
         Ok(report)
+    }
+
+    /// One bucket's run, before the verdict; with the voucher's bucket count.
+    async fn run_bucket(&self, sale: Sale, mode: Mode) -> Result<(Report, u16), ReconcileError> {
+        let snapshot = snapshot::load(&self.db, &self.kv, sale).await?;
+        if snapshot.redis.is_some() {
+            self.pauses.lock().expect("pauses lock").remove(&sale);
+        }
+        let diff = diff::diff(&snapshot, self.grace.as_millis() as u64);
+        let mut report = Report {
+            voucher_id: sale.voucher_id,
+            ran_at: Utc::now(),
+            verdict: Verdict::Consistent,
+            initial_stock: snapshot.voucher.initial,
+            db_stock: snapshot.voucher.db_stock,
+            live_orders: diff.live_orders,
+            redis_stock: snapshot.redis_stock,
+            live_buyers: diff.live_buyers,
+            in_flight: diff.in_flight,
+            differences: Vec::new(),
+        };
+        self.repair(&snapshot, diff, mode, &mut report).await?;
+        Ok((report, snapshot.voucher.buckets))
     }
 
     /// Logs, counts and stores the report.

@@ -11,9 +11,10 @@ use cityhub_platform::mq::progress::Mark;
 use super::diff::{Diff, Finding, Repair};
 use super::snapshot::Snapshot;
 use super::{Difference, Kind, Mode, ReconcileError, Reconciler, Report, Verdict};
-use crate::ids::{OrderId, UserId, VoucherId};
+use crate::ids::{OrderId, Sale, UserId};
 use crate::seckill::scripts;
 use crate::seckill::OrderMessage;
+use crate::vouchers::buckets;
 
 /// A pause this reconciler saw: since when, and the order topic's max
 /// offsets once the publish window had passed.
@@ -76,12 +77,12 @@ impl Reconciler {
             Repair::GiveBack(releases) => {
                 for r in &releases {
                     let event = format!("reconcile:{}", r.order_id);
-                    scripts::give_back(&self.kv, &event, r.voucher_id, r.user_id, r.order_id).await?;
+                    scripts::give_back(&self.kv, &event, r.sale(), r.user_id, r.order_id).await?;
                 }
                 (true, "; given back".to_owned())
             }
             Repair::Restore(pairs) => {
-                let restored = scripts::restore(&self.kv, s.voucher_id, &pairs).await?;
+                let restored = scripts::restore(&self.kv, s.sale(), &pairs).await?;
                 let whole = restored.written as usize == pairs.len() && restored.short == 0;
                 (whole, format!("; {} written back ({} with no unit left in Redis)", restored.written, restored.short))
             }
@@ -98,6 +99,7 @@ impl Reconciler {
                 order_id,
                 user_id,
                 voucher_id: s.voucher_id,
+                bucket: s.bucket,
                 pay_amount: s.voucher.pay_value,
                 created_at_ms: order_id.issued_at_ms(),
                 request_id: None,
@@ -115,7 +117,7 @@ impl Reconciler {
     /// Recounts Redis stock from its buyers, atomically; a difference only
     /// if the count changed it.
     async fn recount(&self, s: &Snapshot, report: &mut Report) -> Result<(), ReconcileError> {
-        let recount = scripts::recount(&self.kv, s.voucher_id, s.voucher.initial).await?;
+        let recount = scripts::recount(&self.kv, s.sale(), s.initial()).await?;
         if let Some((before, after)) = recount.filter(|(b, a)| b != a) {
             report.differences.push(Difference {
                 kind: Kind::RedisStock,
@@ -127,12 +129,12 @@ impl Reconciler {
         Ok(())
     }
 
-    /// Whether every order message published before this voucher's pause
+    /// Whether every order message published before this bucket's pause
     /// has been applied; `None` when it has.
-    async fn in_flight(&self, voucher_id: VoucherId) -> Option<Wait> {
+    async fn in_flight(&self, sale: Sale) -> Option<Wait> {
         let (seen, mark) = {
             let mut pauses = self.pauses.lock().expect("pauses lock");
-            let pause = pauses.entry(voucher_id).or_insert_with(|| Pause { seen: Instant::now(), mark: None });
+            let pause = pauses.entry(sale).or_insert_with(|| Pause { seen: Instant::now(), mark: None });
             (pause.seen, pause.mark.clone())
         };
         let waited = seen.elapsed();
@@ -143,7 +145,7 @@ impl Reconciler {
             Some(mark) => mark,
             None => match self.progress.mark().await {
                 Ok(Some(mark)) => {
-                    if let Some(pause) = self.pauses.lock().expect("pauses lock").get_mut(&voucher_id) {
+                    if let Some(pause) = self.pauses.lock().expect("pauses lock").get_mut(&sale) {
                         pause.mark = Some(mark.clone());
                     }
                     mark
@@ -159,9 +161,12 @@ impl Reconciler {
         }
     }
 
-    /// Rebuilds a paused voucher from MySQL once nothing published before
+    /// Rebuilds a paused bucket from MySQL once nothing published before
     /// the pause is in flight; otherwise reports the pause. MySQL is read
-    /// again only after that answer, so every such order is in it.
+    /// again only after that answer, so every such order is in it. The
+    /// bucket gets its live orders as confirmed buyers, its share less those
+    /// as stock, and the "passed" mark of every buyer whose live order is
+    /// further along their walk (so it cannot sell them a second unit).
     async fn rebuild(
         &self,
         s: &Snapshot,
@@ -169,7 +174,7 @@ impl Reconciler {
         what: String,
         report: &mut Report,
     ) -> Result<Difference, ReconcileError> {
-        if let Some(wait) = self.in_flight(s.voucher_id).await {
+        if let Some(wait) = self.in_flight(s.sale()).await {
             let why = match wait {
                 Wait::PublishWindow(left) => format!("publishes of earlier reservations may land for {left:?} more"),
                 Wait::Behind(n) => format!("{n} order messages published before the pause are not stored yet"),
@@ -180,18 +185,24 @@ impl Reconciler {
             return Ok(Difference { kind, order_ids: Vec::new(), detail, repaired: false });
         }
         let orders = super::snapshot::orders(&mut *self.db.acquire().await?, s.voucher_id).await?;
+        let live = orders.iter().filter(|(_, o)| o.status.is_live());
         let mut buyers: Vec<(UserId, OrderId)> =
-            orders.iter().filter(|(_, o)| o.status.is_live()).map(|(id, o)| (o.user_id, *id)).collect();
+            live.clone().filter(|(_, o)| o.bucket == s.bucket).map(|(id, o)| (o.user_id, *id)).collect();
         buyers.sort();
+        let n = s.voucher.buckets;
+        let mut passed: Vec<UserId> =
+            live.filter(|(_, o)| buckets::passed(o.user_id, n, o.bucket, s.bucket)).map(|(_, o)| o.user_id).collect();
+        passed.sort();
         let state = scripts::SaleState {
-            stock: s.voucher.initial - buyers.len() as i64,
+            stock: s.initial() - buyers.len() as i64,
             begin_ms: s.voucher.begin_ms,
             end_ms: s.voucher.end_ms,
             pay_value: s.voucher.pay_value,
             buyers,
+            passed,
         };
-        let rebuilt = scripts::rebuild(&self.kv, s.voucher_id, &state).await?;
-        self.pauses.lock().expect("pauses lock").remove(&s.voucher_id);
+        let rebuilt = scripts::rebuild(&self.kv, s.sale(), &state).await?;
+        self.pauses.lock().expect("pauses lock").remove(&s.sale());
         let stock = state.stock;
         report.redis_stock = Some(stock);
         report.live_orders = state.buyers.len() as i64;
@@ -199,6 +210,7 @@ impl Reconciler {
         let detail = if rebuilt {
             tracing::warn!(
                 voucher_id = %s.voucher_id,
+                bucket = s.bucket,
                 stock,
                 buyers = state.buyers.len(),
                 "voucher keys rebuilt from MySQL"

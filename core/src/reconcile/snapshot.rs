@@ -1,5 +1,5 @@
-//! The reconciler's load step: one voucher's state as Redis and MySQL hold
-//! it, read in that order (Redis first, so an order stored meanwhile is seen
+//! The reconciler's load step: one voucher bucket's state as Redis and MySQL
+//! hold it (the bucket's keys, the voucher's orders), read in that order (Redis first, so an order stored meanwhile is seen
 //! in MySQL together with its entry, and nothing in flight looks like drift).
 //!
 //! The buyers hash is read in chunks with `HSCAN`, never as one reply, so a
@@ -13,7 +13,7 @@ use chrono::{DateTime, Utc};
 use sqlx::MySqlPool;
 
 use super::ReconcileError;
-use crate::ids::{OrderId, UserId, VoucherId};
+use crate::ids::{OrderId, Sale, UserId, VoucherId};
 use crate::kv::{CityKeys, Kv};
 use crate::orders::OrderStatus;
 use crate::seckill::scripts::BuyerEntry;
@@ -24,7 +24,9 @@ const SCAN_CHUNK: usize = 1_000;
 /// The voucher's MySQL row.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct VoucherRow {
+    /// The whole voucher's initial stock (a bucket holds its share).
     pub initial: i64,
+    pub buckets: u16,
     pub db_stock: i64,
     pub begin_ms: i64,
     pub end_ms: i64,
@@ -35,6 +37,8 @@ pub struct VoucherRow {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OrderRow {
     pub user_id: UserId,
+    /// The stock bucket the order's unit came from.
+    pub bucket: u16,
     pub status: OrderStatus,
     pub closed_at_ms: Option<u64>,
 }
@@ -51,13 +55,15 @@ pub struct RedisSide {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Snapshot {
     pub voucher_id: VoucherId,
+    /// The bucket whose Redis state this is (0 for a voucher of one).
+    pub bucket: u16,
     pub voucher: VoucherRow,
     /// `None` when the voucher is paused: its keys are gone, or were written
     /// under another Redis generation.
     pub redis: Option<RedisSide>,
     /// Stock as Redis holds it, current or not (`None`: no keys at all).
     pub redis_stock: Option<i64>,
-    /// Order id -> row.
+    /// Order id -> row, every order of the voucher, whatever its bucket.
     pub orders: HashMap<OrderId, OrderRow>,
     /// Orders of confirmed buyers missing from MySQL that were parked with
     /// a 202 and not replayed.
@@ -71,20 +77,31 @@ impl Snapshot {
     pub fn keys_exist(&self) -> bool {
         self.redis_stock.is_some()
     }
+
+    /// The bucket this snapshot is of.
+    pub fn sale(&self) -> Sale {
+        Sale { voucher_id: self.voucher_id, bucket: self.bucket }
+    }
+
+    /// The bucket's initial stock: its share of the voucher's.
+    pub fn initial(&self) -> i64 {
+        crate::vouchers::buckets::share(self.voucher.initial, self.voucher.buckets, self.bucket)
+    }
 }
 
-/// Reads the snapshot of `voucher_id`.
-pub async fn load(db: &MySqlPool, kv: &Kv, voucher_id: VoucherId) -> Result<Snapshot, ReconcileError> {
-    let generation = kv.generation.current(&kv.keys.seckill_voucher(voucher_id)).await?;
+/// Reads the snapshot of bucket `sale`.
+pub async fn load(db: &MySqlPool, kv: &Kv, sale: Sale) -> Result<Snapshot, ReconcileError> {
+    let voucher_id = sale.voucher_id;
+    let generation = kv.generation.current(&kv.keys.seckill_voucher(sale)).await?;
     let (redis_stock, written_under): (Option<i64>, Option<String>) = redis::cmd("HMGET")
-        .arg(kv.keys.seckill_voucher(voucher_id))
+        .arg(kv.keys.seckill_voucher(sale))
         .arg("stock")
         .arg("gen")
         .query_async(&mut kv.conn())
         .await?;
     let redis = match redis_stock {
         Some(stock) if written_under.as_deref() == Some(&*generation) => {
-            Some(RedisSide { stock, buyers: buyers(kv, voucher_id).await? })
+            Some(RedisSide { stock, buyers: buyers(kv, sale).await? })
         }
         _ => None,
     };
@@ -102,12 +119,13 @@ pub async fn load(db: &MySqlPool, kv: &Kv, voucher_id: VoucherId) -> Result<Snap
         })
         .collect();
     let parked = parked(db, &missing).await?;
-    Ok(Snapshot { voucher_id, voucher, redis, redis_stock, orders, parked, now_ms: cityhub_platform::now_ms() })
+    let now_ms = cityhub_platform::now_ms();
+    Ok(Snapshot { voucher_id, bucket: sale.bucket, voucher, redis, redis_stock, orders, parked, now_ms })
 }
 
-/// The buyers hash, read in chunks.
-async fn buyers(kv: &Kv, voucher_id: VoucherId) -> Result<HashMap<UserId, BuyerEntry>, ReconcileError> {
-    let key = kv.keys.seckill_buyers(voucher_id);
+/// The buyers hash, read in chunks (a walk's "passed" marks are no entries: left out).
+async fn buyers(kv: &Kv, sale: Sale) -> Result<HashMap<UserId, BuyerEntry>, ReconcileError> {
+    let key = kv.keys.seckill_buyers(sale);
     let (mut conn, mut cursor, mut buyers) = (kv.conn(), 0u64, HashMap::new());
     loop {
         let (next, chunk): (u64, Vec<(String, String)>) =
@@ -123,6 +141,7 @@ async fn buyers(kv: &Kv, voucher_id: VoucherId) -> Result<HashMap<UserId, BuyerE
 #[derive(sqlx::FromRow)]
 struct VoucherColumns {
     initial: i64,
+    buckets: u16,
     db_stock: i64,
     begin: DateTime<Utc>,
     end: DateTime<Utc>,
@@ -131,7 +150,7 @@ struct VoucherColumns {
 
 async fn voucher(conn: &mut sqlx::MySqlConnection, voucher_id: VoucherId) -> Result<VoucherRow, ReconcileError> {
     let row: Option<VoucherColumns> = sqlx::query_as(
-        "SELECT CAST(s.initial_stock AS SIGNED) AS initial, s.stock AS db_stock, s.begin_time AS `begin`, \
+        "SELECT CAST(s.initial_stock AS SIGNED) AS initial, s.buckets, s.stock AS db_stock, s.begin_time AS `begin`, \
          s.end_time AS `end`, v.pay_value FROM seckill_vouchers s JOIN vouchers v ON v.id = s.voucher_id \
          WHERE s.voucher_id = ?",
     )
@@ -141,6 +160,7 @@ async fn voucher(conn: &mut sqlx::MySqlConnection, voucher_id: VoucherId) -> Res
     let v = row.ok_or(ReconcileError::NotFound)?;
     Ok(VoucherRow {
         initial: v.initial,
+        buckets: v.buckets,
         db_stock: v.db_stock,
         begin_ms: v.begin.timestamp_millis(),
         end_ms: v.end.timestamp_millis(),
@@ -153,16 +173,18 @@ pub(super) async fn orders(
     conn: &mut sqlx::MySqlConnection,
     voucher_id: VoucherId,
 ) -> Result<HashMap<OrderId, OrderRow>, ReconcileError> {
-    let rows: Vec<(OrderId, UserId, String, Option<DateTime<Utc>>)> =
-        sqlx::query_as("SELECT id, user_id, status, closed_at FROM orders WHERE voucher_id = ?")
+    type Row = (OrderId, UserId, u16, String, Option<DateTime<Utc>>);
+    let rows: Vec<Row> =
+        sqlx::query_as("SELECT id, user_id, bucket, status, closed_at FROM orders WHERE voucher_id = ?")
             .bind(voucher_id)
             .fetch_all(&mut *conn)
             .await?;
     Ok(rows
         .into_iter()
-        .filter_map(|(id, user_id, status, closed_at)| {
+        .filter_map(|(id, user_id, bucket, status, closed_at)| {
             let status = OrderStatus::from_column(&status)?;
-            Some((id, OrderRow { user_id, status, closed_at_ms: closed_at.map(|at| at.timestamp_millis() as u64) }))
+            let closed_at_ms = closed_at.map(|at| at.timestamp_millis() as u64);
+            Some((id, OrderRow { user_id, bucket, status, closed_at_ms }))
         })
         .collect())
 }

@@ -4,7 +4,10 @@
 //! 2. A fresh order id, only while this process holds its node lease
 //!    (else 503: ids could collide).
 //! 3. `seckill.lua` checks the sale window, stock and one-order-per-user and
-//!    reserves a unit for the order id, atomically, in Redis.
+//!    reserves a unit for the order id, atomically, in Redis. A voucher
+//!    split into stock buckets is walked bucket by bucket ([`walk`]):
+//!    one call for a buyer whose first bucket has stock, one more per empty
+//!    bucket passed.
 //! 4. The order message goes to RocketMQ through the batching publisher.
 //! 5. If the broker refuses or times out, `seckill_revoke.lua` turns the
 //!    reservation into a tombstone and gives the unit back, but only while it
@@ -38,6 +41,7 @@ pub mod message;
 pub mod outcome;
 pub mod page;
 pub mod scripts;
+pub mod walk;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -53,9 +57,9 @@ pub use message::{OrderMessage, PendingOrder};
 pub use outcome::{Class, Outcome};
 use scripts::Revoke;
 
-use crate::ids::{OrderId, UserId, VoucherId};
+use crate::ids::{OrderId, Sale, UserId, VoucherId};
 use crate::kv::{CityKeys, Kv};
-use crate::vouchers::{VoucherDetails, Vouchers};
+use crate::vouchers::{buckets, VoucherDetails, Vouchers};
 
 /// A request that won: the order id, now queued.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -174,15 +178,7 @@ impl Seckill {
         let details = self.vouchers.details(voucher_id).await.map_err(SeckillError::Cache)?;
         let details = details.ok_or(SeckillError::Refused(Outcome::UnknownVoucher))?;
         let order_id = OrderId(self.ids.next_id().map_err(SeckillError::Ids)?);
-        let windows = self.windows(voucher_id, user_id, ip);
-        let reserved = match scripts::reserve(&self.kv, voucher_id, user_id, order_id, &windows).await {
-            Ok(reserved) => reserved,
-            Err(err) => {
-                // The script may have run and only its reply been lost.
-                self.revoke(voucher_id, user_id, order_id).await;
-                return Err(SeckillError::Redis(err));
-            }
-        };
+        let (sale, reserved) = self.reserve(&details, user_id, order_id, ip).await?;
         match reserved {
             (Outcome::Accepted, _) => {}
             (Outcome::RateLimited, retry_after) => return Err(SeckillError::Limited(retry_after)),
@@ -201,6 +197,7 @@ impl Seckill {
             order_id,
             user_id,
             voucher_id,
+            bucket: sale.bucket,
             pay_amount: details.pay_value,
             created_at_ms: order_id.issued_at_ms(),
             request_id,
@@ -210,7 +207,7 @@ impl Seckill {
         let mut conn = self.kv.conn();
         let mark_pending = conn.set_ex::<_, _, ()>(
             &pending_key,
-            PendingOrder { user_id, voucher_id }.encode(),
+            PendingOrder { user_id, voucher_id, bucket: sale.bucket }.encode(),
             self.pending_ttl.as_secs(),
         );
         let (marked, published) = tokio::join!(mark_pending, self.publisher.publish(order_id.to_string(), body));
@@ -220,7 +217,7 @@ impl Seckill {
         let Err(err) = published else {
             return Ok(Accepted { order_id });
         };
-        match self.revoke(voucher_id, user_id, order_id).await {
+        match self.revoke(sale, user_id, order_id).await {
             Some(Revoke::Confirmed) => {
                 tracing::info!(%order_id, error = %err, "publish reported failure but the worker confirmed the order");
                 Ok(Accepted { order_id })
@@ -235,19 +232,45 @@ impl Seckill {
         }
     }
 
+    /// Walks the voucher's buckets ([`walk::reserve`]), the route's
+    /// limits counted in the buyer's first bucket. A call that fails is
+    /// revoked where it failed (the script may have run and only its reply
+    /// been lost).
+    async fn reserve(
+        self: &Arc<Self>,
+        details: &VoucherDetails,
+        user_id: UserId,
+        order_id: OrderId,
+        ip: &str,
+    ) -> Result<(Sale, (Outcome, Duration)), SeckillError> {
+        let n = details.sale.map_or(1, |s| s.buckets.max(1));
+        let home = Sale { voucher_id: details.id, bucket: buckets::home(user_id, n) };
+        let windows = self.windows(home, n, user_id, ip);
+        match walk::reserve(&self.kv, details.id, n, user_id, order_id, &windows).await {
+            Ok(decided) => Ok(decided),
+            Err((sale, err)) => {
+                self.revoke(sale, user_id, order_id).await;
+                Err(SeckillError::Redis(err))
+            }
+        }
+    }
+
     /// The windows the reserve script counts this attempt in: one per rule
-    /// of `limits.seckill`, keyed under the voucher's hash tag.
-    fn windows(&self, voucher_id: VoucherId, user_id: UserId, ip: &str) -> Vec<scripts::Window> {
+    /// of `limits.seckill`, keyed under the hash tag of `sale`, the buyer's
+    /// first bucket. A shopper's own window is always in that bucket; an ip
+    /// or global window is counted per bucket, so a voucher of `n` buckets
+    /// gives each its `1/n` part of the most attempts (rounded up).
+    fn windows(&self, sale: Sale, n: u16, user_id: UserId, ip: &str) -> Vec<scripts::Window> {
         let mut windows = Vec::new();
         for rule in self.limits.iter() {
             let Limit::Window { window_ms, max } = rule.limit else { continue };
-            let value = match rule.by {
-                Subject::User => user_id.to_string(),
-                Subject::Ip => ip.to_owned(),
-                Subject::Global => "all".to_owned(),
+            let (value, max) = match rule.by {
+                Subject::User => (user_id.to_string(), max),
+                Subject::Ip => (ip.to_owned(), max.div_ceil(u32::from(n))),
+                Subject::Global => ("all".to_owned(), max.div_ceil(u32::from(n))),
                 Subject::Phone => continue,
             };
-            windows.push((self.kv.keys.seckill_limit(voucher_id, rule.by.as_str(), &value), window_ms, max));
+            windows.push((self.kv.keys.seckill_limit(sale, rule.by.as_str(), &value), window_ms, max));
         }
         windows
     }
@@ -255,10 +278,10 @@ impl Seckill {
     /// Releases exactly `order_id`, retrying a few times at once; if Redis
     /// still cannot be reached, keeps retrying in a tracked background task
     /// and answers `None`.
-    async fn revoke(self: &Arc<Self>, voucher_id: VoucherId, user_id: UserId, order_id: OrderId) -> Option<Revoke> {
+    async fn revoke(self: &Arc<Self>, sale: Sale, user_id: UserId, order_id: OrderId) -> Option<Revoke> {
         let mut delay = Duration::from_millis(50);
         for _ in 0..3 {
-            match scripts::revoke(&self.kv, voucher_id, user_id, order_id).await {
+            match scripts::revoke(&self.kv, sale, user_id, order_id).await {
                 Ok(outcome) => return Some(outcome),
                 Err(err) => tracing::warn!(%order_id, error = %err, "cannot revoke a reservation yet"),
             }
@@ -269,7 +292,7 @@ impl Seckill {
         self.tasks.spawn(async move {
             for _ in 0..REVOKE_RETRIES {
                 tokio::time::sleep(Duration::from_secs(1)).await;
-                if let Ok(outcome) = scripts::revoke(&this.kv, voucher_id, user_id, order_id).await {
+                if let Ok(outcome) = scripts::revoke(&this.kv, sale, user_id, order_id).await {
                     tracing::info!(%order_id, ?outcome, "reservation revoked after retries");
                     return;
                 }

@@ -8,6 +8,10 @@
 //! its first claim loads it) and no `held`: a shopper may hold many units,
 //! listed by `GET /users/me/vouchers`.
 //!
+//! A voucher split into stock buckets shows the sum of its buckets' units
+//! and whether any bucket holds the viewer's unit: two reads per bucket,
+//! sent together (one round trip per node).
+//!
 //! The read is a display, not a decision: while a voucher's sale is paused
 //! (Redis lost or replaced its keys) it shows what Redis holds, and only the
 //! seckill script decides a purchase.
@@ -19,6 +23,7 @@ use cityhub_platform::cache::CacheError;
 use super::scripts::BuyerEntry;
 use crate::ids::{ShopId, UserId, VoucherId};
 use crate::kv::{CityKeys, Kv};
+use crate::vouchers::buckets;
 use crate::vouchers::{VoucherDetails, VoucherKind, Vouchers};
 
 /// One voucher's page.
@@ -76,17 +81,21 @@ async fn now(
     if details.is_empty() {
         return Ok(Vec::new());
     }
-    // Per voucher: its units left, then for a seckill voucher with a viewer
-    // the viewer's entry.
+    // Per voucher bucket: its units left, then for a seckill voucher with a
+    // viewer the viewer's entry.
     let asks_entry = |d: &VoucherDetails| d.kind == VoucherKind::Seckill && viewer.is_some();
+    let buckets_of = |d: &VoucherDetails| d.sale.map_or(1, |s| s.buckets.max(1));
     let mut reads = Vec::new();
     for d in &details {
-        reads.push(match d.kind {
-            VoucherKind::Seckill => redis::Cmd::hget(kv.keys.seckill_voucher(d.id), "stock"),
-            VoucherKind::Ordinary => redis::Cmd::get(kv.keys.coupon_stock(d.id)),
-        });
-        if let (true, Some(user)) = (asks_entry(d), viewer) {
-            reads.push(redis::Cmd::hget(kv.keys.seckill_buyers(d.id), user));
+        if d.kind == VoucherKind::Ordinary {
+            reads.push(redis::Cmd::get(kv.keys.coupon_stock(d.id)));
+            continue;
+        }
+        for sale in buckets::sales(d.id, buckets_of(d)) {
+            reads.push(redis::Cmd::hget(kv.keys.seckill_voucher(sale), "stock"));
+            if let (true, Some(user)) = (asks_entry(d), viewer) {
+                reads.push(redis::Cmd::hget(kv.keys.seckill_buyers(sale), user));
+            }
         }
     }
     // Vouchers live in slots of their own: one round trip per node.
@@ -95,13 +104,18 @@ async fn now(
     let mut pages = Vec::with_capacity(details.len());
     let short = || redis::RedisError::from((redis::ErrorKind::Parse, "short pipeline answer"));
     for details in details {
-        let stock_left: Option<i64> = redis::from_redis_value_ref(values.next().ok_or_else(short)?)?;
-        let held = if asks_entry(&details) {
-            let entry: Option<String> = redis::from_redis_value_ref(values.next().ok_or_else(short)?)?;
-            Some(entry.as_deref().and_then(BuyerEntry::parse).and_then(BuyerEntry::live_order).is_some())
-        } else {
-            None
-        };
+        let n = if details.kind == VoucherKind::Ordinary { 1 } else { buckets_of(&details) };
+        let (mut stock_left, mut held) = (None::<i64>, asks_entry(&details).then_some(false));
+        for _ in 0..n {
+            let units: Option<i64> = redis::from_redis_value_ref(values.next().ok_or_else(short)?)?;
+            if let Some(units) = units {
+                stock_left = Some(stock_left.unwrap_or(0) + units);
+            }
+            if let Some(held) = held.as_mut() {
+                let entry: Option<String> = redis::from_redis_value_ref(values.next().ok_or_else(short)?)?;
+                *held |= entry.as_deref().and_then(BuyerEntry::parse).and_then(BuyerEntry::live_order).is_some();
+            }
+        }
         pages.push(VoucherPage { details, stock_left, held });
     }
     Ok(pages)

@@ -9,7 +9,13 @@
 //! A buyer's entry in a voucher's buyers hash is one of three states,
 //! encoded here and in the scripts only: reserved `<order id>`, confirmed
 //! `<order id>:c`, released `<order id>:r` (a tombstone that stays as long as
-//! the hash, so it outlives any message the broker may still deliver).
+//! the hash, so it outlives any message the broker may still deliver). A
+//! fourth value, [`PASSED`], is no entry: it marks a buyer who found the
+//! bucket empty and walked on to the voucher's next bucket (see
+//! `vouchers::buckets`); [`BuyerEntry::parse`] refuses it.
+//!
+//! Every function acts on one bucket of a voucher ([`Sale`]; a voucher id
+//! alone is its bucket 0).
 
 use std::sync::LazyLock;
 use std::time::Duration;
@@ -18,8 +24,11 @@ use cityhub_platform::kv::generation::fenced;
 use redis::Script;
 
 use super::Outcome;
-use crate::ids::{OrderId, UserId, VoucherId};
+use crate::ids::{OrderId, Sale, UserId};
 use crate::kv::{CityKeys, Kv};
+
+/// A buyer's mark in a bucket they found empty and walked past.
+pub const PASSED: &str = "p";
 
 /// A buyer's entry in a voucher's buyers hash, decoded: the one place Rust
 /// reads the encoding the scripts write.
@@ -128,22 +137,44 @@ pub type Window = (String, u64, u32);
 /// could pass.
 pub async fn reserve(
     kv: &Kv,
-    voucher_id: VoucherId,
+    sale: impl Into<Sale>,
     user_id: UserId,
     order_id: OrderId,
     windows: &[Window],
 ) -> redis::RedisResult<(Outcome, Duration)> {
-    let mut keys = vec![kv.keys.seckill_voucher(voucher_id), kv.keys.seckill_buyers(voucher_id)];
-    let mut args = vec![user_id.to_string(), order_id.to_string()];
+    let decided = reserve_in_walk(kv, sale.into(), user_id, order_id, windows, false).await?;
+    decided.ok_or_else(|| unexpected("seckill.lua", WALK_ON))
+}
+
+/// `seckill.lua`'s answer: this bucket is empty (or the buyer passed it):
+/// walk on.
+const WALK_ON: i64 = 9;
+
+/// [`reserve`] in one bucket of a walk: with `walk_on`, an empty bucket
+/// marks the buyer passed and answers `None` (try the next bucket) instead
+/// of sold out.
+pub async fn reserve_in_walk(
+    kv: &Kv,
+    sale: Sale,
+    user_id: UserId,
+    order_id: OrderId,
+    windows: &[Window],
+    walk_on: bool,
+) -> redis::RedisResult<Option<(Outcome, Duration)>> {
+    let mut keys = vec![kv.keys.seckill_voucher(sale), kv.keys.seckill_buyers(sale)];
+    let mut args = vec![user_id.to_string(), order_id.to_string(), u8::from(walk_on).to_string()];
     for (key, window_ms, max) in windows {
         keys.push(key.clone());
         args.extend([window_ms.to_string(), max.to_string()]);
     }
     let reply = kv.eval_fenced::<Vec<i64>>(&RESERVE, &keys, &args).await?;
     let code = first("seckill.lua", &reply)?;
+    if code == WALK_ON {
+        return Ok(None);
+    }
     let outcome = Outcome::from_script(code).ok_or_else(|| unexpected("seckill.lua", code))?;
     let wait_ms = reply.get(1).copied().unwrap_or_default();
-    Ok((outcome, Duration::from_millis(wait_ms.max(0) as u64)))
+    Ok(Some((outcome, Duration::from_millis(wait_ms.max(0) as u64))))
 }
 
 /// What `seckill_revoke.lua` found.
@@ -161,9 +192,9 @@ pub enum Revoke {
 
 /// Runs `seckill_revoke.lua`: gives the unit back only if `user` still maps
 /// to this unconfirmed order.
-pub async fn revoke(kv: &Kv, voucher_id: VoucherId, user_id: UserId, order_id: OrderId) -> redis::RedisResult<Revoke> {
-    let keys =
-        [kv.keys.seckill_voucher(voucher_id), kv.keys.seckill_buyers(voucher_id), kv.keys.seckill_revoked(voucher_id)];
+pub async fn revoke(kv: &Kv, sale: impl Into<Sale>, user_id: UserId, order_id: OrderId) -> redis::RedisResult<Revoke> {
+    let sale = sale.into();
+    let keys = [kv.keys.seckill_voucher(sale), kv.keys.seckill_buyers(sale), kv.keys.seckill_revoked(sale)];
     let reply = kv.eval_fenced::<Vec<i64>>(&REVOKE, &keys, &[user_id.to_string(), order_id.to_string()]).await?;
     Ok(match first("seckill_revoke.lua", &reply)? {
         1 => Revoke::Revoked,
@@ -192,12 +223,12 @@ pub enum Confirm {
 
 /// Runs `seckill_confirm.lua` for `(user, order)` pairs of one voucher in
 /// one call; one answer per pair, in order.
-pub async fn confirm(kv: &Kv, voucher_id: VoucherId, orders: &[(UserId, OrderId)]) -> redis::RedisResult<Vec<Confirm>> {
+pub async fn confirm(kv: &Kv, sale: impl Into<Sale>, orders: &[(UserId, OrderId)]) -> redis::RedisResult<Vec<Confirm>> {
     if orders.is_empty() {
         return Ok(Vec::new());
     }
-    let keys =
-        [kv.keys.seckill_voucher(voucher_id), kv.keys.seckill_buyers(voucher_id), kv.keys.seckill_revoked(voucher_id)];
+    let sale = sale.into();
+    let keys = [kv.keys.seckill_voucher(sale), kv.keys.seckill_buyers(sale), kv.keys.seckill_revoked(sale)];
     let reply = kv.eval_fenced::<Vec<i64>>(&CONFIRM, &keys, &pairs(orders)).await?;
     first("seckill_confirm.lua", &reply)?;
     if reply.len() != orders.len() + 1 {
@@ -229,11 +260,12 @@ pub struct Restored {
 
 /// Runs `seckill_restore.lua`: marks `(user, order)` pairs of orders stored
 /// without a Redis entry as confirmed buyers, each taking its unit.
-pub async fn restore(kv: &Kv, voucher_id: VoucherId, orders: &[(UserId, OrderId)]) -> redis::RedisResult<Restored> {
+pub async fn restore(kv: &Kv, sale: impl Into<Sale>, orders: &[(UserId, OrderId)]) -> redis::RedisResult<Restored> {
     if orders.is_empty() {
         return Ok(Restored::default());
     }
-    let keys = [kv.keys.seckill_voucher(voucher_id), kv.keys.seckill_buyers(voucher_id)];
+    let sale = sale.into();
+    let keys = [kv.keys.seckill_voucher(sale), kv.keys.seckill_buyers(sale)];
     let reply = kv.eval_fenced::<Vec<i64>>(&RESTORE, &keys, &pairs(orders)).await?;
     let state = first("seckill_restore.lua", &reply)?;
     let at = |i: usize| reply.get(i).copied().unwrap_or_default().max(0) as u64;
@@ -261,12 +293,12 @@ pub enum GiveBack {
 pub async fn give_back(
     kv: &Kv,
     event: &str,
-    voucher_id: VoucherId,
+    sale: impl Into<Sale>,
     user_id: UserId,
     order_id: OrderId,
 ) -> redis::RedisResult<GiveBack> {
-    let keys =
-        [kv.keys.seckill_voucher(voucher_id), kv.keys.seckill_buyers(voucher_id), kv.keys.seckill_released(voucher_id)];
+    let sale = sale.into();
+    let keys = [kv.keys.seckill_voucher(sale), kv.keys.seckill_buyers(sale), kv.keys.seckill_released(sale)];
     let reply = kv
         .eval_fenced::<Vec<i64>>(&GIVE_BACK, &keys, &[event.to_owned(), user_id.to_string(), order_id.to_string()])
         .await?;
@@ -282,8 +314,9 @@ pub async fn give_back(
 
 /// Runs `seckill_recount.lua`: sets Redis stock to `initial` minus the live
 /// buyers, atomically. `(before, after)`, or `None` if the voucher is paused.
-pub async fn recount(kv: &Kv, voucher_id: VoucherId, initial: i64) -> redis::RedisResult<Option<(i64, i64)>> {
-    let keys = [kv.keys.seckill_voucher(voucher_id), kv.keys.seckill_buyers(voucher_id)];
+pub async fn recount(kv: &Kv, sale: impl Into<Sale>, initial: i64) -> redis::RedisResult<Option<(i64, i64)>> {
+    let sale = sale.into();
+    let keys = [kv.keys.seckill_voucher(sale), kv.keys.seckill_buyers(sale)];
     let reply = kv.eval_fenced::<Vec<i64>>(&RECOUNT, &keys, &[initial.to_string()]).await?;
     if first("seckill_recount.lua", &reply)? == PAUSED {
         return Ok(None);
@@ -300,6 +333,9 @@ pub struct SaleState {
     pub pay_value: u64,
     /// The live orders: (user, order), written as confirmed buyers.
     pub buyers: Vec<(UserId, OrderId)>,
+    /// Buyers whose live order is in a later bucket of their walk, marked
+    /// [`PASSED`] again so this bucket cannot sell them a second unit.
+    pub passed: Vec<UserId>,
 }
 
 /// Buyers staged per command while a rebuild writes them.
@@ -308,21 +344,22 @@ const STAGE_CHUNK: usize = 1_000;
 /// Runs `seckill_rebuild.lua` after staging the buyers in chunks under a
 /// key of this call's own: ends the voucher's pause with `state`, unless it
 /// is already current (true when this call rebuilt it).
-pub async fn rebuild(kv: &Kv, voucher_id: VoucherId, state: &SaleState) -> redis::RedisResult<bool> {
-    let staged = kv.keys.seckill_staged(voucher_id, &format!("{:016x}", rand::random::<u64>()));
+pub async fn rebuild(kv: &Kv, sale: impl Into<Sale>, state: &SaleState) -> redis::RedisResult<bool> {
+    let sale = sale.into();
+    let staged = kv.keys.seckill_staged(sale, &format!("{:016x}", rand::random::<u64>()));
     let mut conn = kv.conn();
-    for chunk in state.buyers.chunks(STAGE_CHUNK) {
-        let fields: Vec<(UserId, String)> =
-            chunk.iter().map(|(user, order)| (*user, BuyerEntry::Confirmed(*order).to_string())).collect();
+    let buyers = state.buyers.iter().map(|(user, order)| (*user, BuyerEntry::Confirmed(*order).to_string()));
+    let fields: Vec<(UserId, String)> = buyers.chain(state.passed.iter().map(|u| (*u, PASSED.to_owned()))).collect();
+    for chunk in fields.chunks(STAGE_CHUNK) {
         redis::pipe()
-            .hset_multiple(&staged, &fields)
+            .hset_multiple(&staged, chunk)
             .ignore()
             .pexpire(&staged, 600_000)
             .ignore()
             .query_async::<()>(&mut conn)
             .await?;
     }
-    let keys = [kv.keys.seckill_voucher(voucher_id), kv.keys.seckill_buyers(voucher_id), staged];
+    let keys = [kv.keys.seckill_voucher(sale), kv.keys.seckill_buyers(sale), staged];
     let args =
         [state.stock.to_string(), state.begin_ms.to_string(), state.end_ms.to_string(), state.pay_value.to_string()];
     let reply = kv.eval_fenced::<Vec<i64>>(&REBUILD, &keys, &args).await?;
@@ -343,7 +380,7 @@ mod tests {
         }
         assert_eq!(BuyerEntry::Confirmed(order).to_string(), "7:c");
         assert_eq!(BuyerEntry::Released(order).live_order(), None);
-        for raw in ["", ":c", "7:x", "x", "7:c:c", "-1"] {
+        for raw in ["", ":c", "7:x", "x", "7:c:c", "-1", super::PASSED] {
             assert_eq!(BuyerEntry::parse(raw), None, "{raw:?}");
         }
     }

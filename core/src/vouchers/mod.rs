@@ -30,8 +30,10 @@ use sqlx::MySqlPool;
 
 use crate::config::VoucherSettings;
 use crate::ids::{ShopId, VoucherId};
+
 use crate::kv::{CityKeys, Kv};
 
+pub mod buckets;
 pub mod claims;
 
 /// The two kinds of voucher.
@@ -115,6 +117,8 @@ pub struct NewSeckillVoucher {
     pub pay_value: u64,
     pub actual_value: u64,
     pub stock: u32,
+    /// Stock buckets (see `buckets`), 1 to `buckets::MAX`.
+    pub buckets: u16,
     pub begin_time: DateTime<Utc>,
     pub end_time: DateTime<Utc>,
 }
@@ -130,6 +134,12 @@ impl NewSeckillVoucher {
         }
         if self.end_time <= Utc::now() {
             return invalid("end_time", "must be in the future");
+        }
+        if self.buckets == 0 || self.buckets > buckets::MAX {
+            return invalid("buckets", "must be from 1 to 64");
+        }
+        if u32::from(self.buckets) > self.stock {
+            return invalid("buckets", "must not exceed stock");
         }
         check_price_and_stock(self.pay_value, self.actual_value, self.stock)
     }
@@ -170,6 +180,13 @@ pub struct VoucherDetails {
 pub struct SaleWindow {
     pub begin_ms: i64,
     pub end_ms: i64,
+    /// Stock buckets the sale is split into (see `buckets`).
+    #[serde(default = "one_bucket")]
+    pub buckets: u16,
+}
+
+fn one_bucket() -> u16 {
+    1
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -312,19 +329,23 @@ impl Vouchers {
         let id =
             insert_voucher(&mut tx, VoucherKind::Seckill, new.shop_id, text, (new.pay_value, new.actual_value)).await?;
         sqlx::query(
-            "INSERT INTO seckill_vouchers (voucher_id, initial_stock, stock, begin_time, end_time) VALUES (?, ?, ?, ?, ?)",
+            "INSERT INTO seckill_vouchers (voucher_id, initial_stock, stock, buckets, begin_time, end_time) \
+             VALUES (?, ?, ?, ?, ?, ?)",
         )
         .bind(id)
         .bind(new.stock)
         .bind(new.stock)
+        .bind(new.buckets)
         .bind(new.begin_time)
         .bind(new.end_time)
         .execute(&mut *tx)
         .await?;
         self.preload(id, &new).await?;
         if let Err(err) = tx.commit().await {
-            let _: Result<(), _> =
-                self.kv.conn().del(&[self.kv.keys.seckill_voucher(id), self.kv.keys.seckill_buyers(id)]).await;
+            for sale in buckets::sales(id, new.buckets) {
+                let keys = [self.kv.keys.seckill_voucher(sale), self.kv.keys.seckill_buyers(sale)];
+                let _: Result<(), _> = self.kv.conn().del(&keys).await;
+            }
             return Err(err.into());
         }
         self.created(id, new.shop_id).await;
@@ -378,28 +399,16 @@ impl Vouchers {
         Ok(())
     }
 
-    /// Writes the sale state under the verified generation (see
-    /// `seckill::scripts`); if Redis changes before it lands, the voucher is
-    /// paused and rebuilt like any other.
+    /// Writes each bucket's sale state (its share of the stock) under its
+    /// slot's verified generation (see `seckill::scripts`); if Redis changes
+    /// before it lands, the bucket is paused and rebuilt like any other.
     async fn preload(&self, id: VoucherId, v: &NewSeckillVoucher) -> redis::RedisResult<()> {
-        let generation = self.kv.generation.current(&self.kv.keys.seckill_voucher(id)).await?;
-        redis::pipe()
-            .atomic()
-            .del(self.kv.keys.seckill_buyers(id))
-            .del(self.kv.keys.seckill_released(id))
-            .del(self.kv.keys.seckill_revoked(id))
-            .hset_multiple(
-                self.kv.keys.seckill_voucher(id),
-                &[
-                    ("stock", v.stock.to_string()),
-                    ("begin_ms", v.begin_time.timestamp_millis().to_string()),
-                    ("end_ms", v.end_time.timestamp_millis().to_string()),
-                    ("pay_value", v.pay_value.to_string()),
-                    ("gen", generation.to_string()),
-                ],
-            )
-            .query_async(&mut self.kv.conn())
-            .await
+        let window = (v.begin_time.timestamp_millis(), v.end_time.timestamp_millis());
+        for sale in buckets::sales(id, v.buckets) {
+            let stock = buckets::share(i64::from(v.stock), v.buckets, sale.bucket);
+            buckets::preload(&self.kv, sale, stock, window, v.pay_value).await?;
+        }
+        Ok(())
     }
 
     /// The details of vouchers `ids` known to exist (a shop's list), in
@@ -458,20 +467,34 @@ async fn of_shop(db: &MySqlPool, shop: ShopId) -> Result<Vec<VoucherId>, sqlx::E
 }
 
 async fn load_details(db: &MySqlPool, id: VoucherId) -> Result<Option<VoucherDetails>, sqlx::Error> {
-    type Row =
-        (VoucherId, ShopId, String, String, String, String, u64, u64, Option<DateTime<Utc>>, Option<DateTime<Utc>>);
+    type Row = (
+        VoucherId,
+        ShopId,
+        String,
+        String,
+        String,
+        String,
+        u64,
+        u64,
+        Option<DateTime<Utc>>,
+        Option<DateTime<Utc>>,
+        Option<u16>,
+    );
     let row: Option<Row> = sqlx::query_as(
         "SELECT v.id, v.shop_id, v.kind, v.title, v.sub_title, v.rules, v.pay_value, v.actual_value, \
-         s.begin_time, s.end_time \
+         s.begin_time, s.end_time, s.buckets \
          FROM vouchers v LEFT JOIN seckill_vouchers s ON s.voucher_id = v.id WHERE v.id = ?",
     )
     .bind(id)
     .fetch_optional(db)
     .await?;
-    Ok(row.map(|(id, shop_id, kind, title, sub_title, rules, pay_value, actual_value, begin, end)| {
+    Ok(row.map(|(id, shop_id, kind, title, sub_title, rules, pay_value, actual_value, begin, end, buckets)| {
         let kind = if kind == VoucherKind::Ordinary.as_str() { VoucherKind::Ordinary } else { VoucherKind::Seckill };
-        let sale =
-            begin.zip(end).map(|(b, e)| SaleWindow { begin_ms: b.timestamp_millis(), end_ms: e.timestamp_millis() });
+        let sale = begin.zip(end).map(|(b, e)| SaleWindow {
+            begin_ms: b.timestamp_millis(),
+            end_ms: e.timestamp_millis(),
+            buckets: buckets.unwrap_or(1),
+        });
         VoucherDetails { id, shop_id, kind, title, sub_title, rules, pay_value, actual_value, sale }
     }))
 }

@@ -22,7 +22,7 @@ use cityhub_core::orders::store::{StoreError, Stored};
 use cityhub_core::orders::Refusal;
 use cityhub_core::seckill::scripts::{self, Confirm};
 use cityhub_core::seckill::OrderMessage;
-use cityhub_core::{OrderId, UserId, VoucherId};
+use cityhub_core::{OrderId, Sale, UserId};
 use cityhub_platform::jobs::{Job, OnExit};
 use cityhub_platform::metrics as m;
 use cityhub_platform::mq::consumer::{Ack, BatchHandler, Consumer, Delivery};
@@ -220,7 +220,7 @@ impl OrderHandler {
         stored: &Stored,
         entries: &[(&Delivery, OrderMessage, Confirm)],
     ) -> Result<(), Failure> {
-        let mut restore: BTreeMap<VoucherId, Vec<(UserId, OrderId)>> = BTreeMap::new();
+        let mut restore: BTreeMap<Sale, Vec<(UserId, OrderId)>> = BTreeMap::new();
         for (delivery, order, state) in entries {
             match intake::after_store(order, *state, stored) {
                 AfterStore::Done => {}
@@ -228,13 +228,12 @@ impl OrderHandler {
                     let detail = format!("order id {} is stored for another user or voucher", order.order_id);
                     self.park(delivery, Refusal::IdConflict, Some(order.order_id), &detail).await?;
                 }
-                AfterStore::WriteBack => {
-                    restore.entry(order.voucher_id).or_default().push((order.user_id, order.order_id))
-                }
+                AfterStore::WriteBack => restore.entry(order.sale()).or_default().push((order.user_id, order.order_id)),
             }
         }
-        for (voucher_id, pairs) in restore {
-            let restored = scripts::restore(&self.kv, voucher_id, &pairs)
+        for (sale, pairs) in restore {
+            let voucher_id = sale.voucher_id;
+            let restored = scripts::restore(&self.kv, sale, &pairs)
                 .await
                 .map_err(|err| Failure::redis("cannot restore buyer entries", &err))?;
             if restored.short > 0 {
@@ -256,16 +255,16 @@ impl OrderHandler {
             }
         }
 
-        // One confirm call per voucher in the batch.
-        let mut by_voucher: BTreeMap<VoucherId, Vec<usize>> = BTreeMap::new();
+        // One confirm call per voucher bucket in the batch.
+        let mut by_sale: BTreeMap<Sale, Vec<usize>> = BTreeMap::new();
         for (i, (_, order)) in parsed.iter().enumerate() {
-            by_voucher.entry(order.voucher_id).or_default().push(i);
+            by_sale.entry(order.sale()).or_default().push(i);
         }
         let mut states = vec![Confirm::Unknown; parsed.len()];
-        for (voucher_id, members) in &by_voucher {
+        for (sale, members) in &by_sale {
             let pairs: Vec<(UserId, OrderId)> =
                 members.iter().map(|&i| (parsed[i].1.user_id, parsed[i].1.order_id)).collect();
-            let answers = scripts::confirm(&self.kv, *voucher_id, &pairs)
+            let answers = scripts::confirm(&self.kv, *sale, &pairs)
                 .await
                 .map_err(|err| Failure::redis("cannot confirm reservations", &err))?;
             for (&i, state) in members.iter().zip(answers) {

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use cityhub_core::reconcile::Reconciler;
-use cityhub_core::{Services, VoucherId};
+use cityhub_core::{Sale, Services, VoucherId};
 use cityhub_platform::jobs::{self, Job, OnExit};
 use cityhub_platform::mq::ClientRuntime;
 use tokio::sync::Mutex;
@@ -30,8 +30,8 @@ impl ReconcileJob {
     }
 }
 
-/// When the last full pass ran, and the vouchers it found due.
-type FullPass = (Instant, Vec<VoucherId>);
+/// When the last full pass ran, and the voucher buckets it found due.
+type FullPass = (Instant, Vec<Sale>);
 
 /// How often paused vouchers are looked for between full passes.
 const PAUSE_CHECK: Duration = Duration::from_secs(1);
@@ -63,7 +63,9 @@ async fn run(reconciler: Arc<Reconciler>, every: Duration, stop: CancellationTok
                 None => match reconciler.due().await {
                     Ok(due) => {
                         *last.lock().await = Some((Instant::now(), due.clone()));
-                        due
+                        let mut vouchers: Vec<VoucherId> = due.iter().map(|sale| sale.voucher_id).collect();
+                        vouchers.dedup();
+                        vouchers
                     }
                     Err(err) => return tracing::warn!(error = %err, "cannot list vouchers to reconcile"),
                 },

@@ -74,8 +74,9 @@ impl BatchHandler for ReleaseHandler {
                     return Ack::Retry;
                 }
             };
-            let StockRelease { order_id, user_id, voucher_id } = event.payload;
-            match scripts::give_back(&self.kv, &event.event_id.to_string(), voucher_id, user_id, order_id).await {
+            let StockRelease { order_id, user_id, .. } = event.payload;
+            let sale = event.payload.sale();
+            match scripts::give_back(&self.kv, &event.event_id.to_string(), sale, user_id, order_id).await {
                 Ok(outcome) => {
                     metrics::counter!(cityhub_core::metrics::STOCK_RELEASES, "result" => label(outcome)).increment(1);
                     tracing::debug!(%order_id, event_id = event.event_id, ?outcome, "release event applied");

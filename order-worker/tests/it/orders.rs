@@ -23,6 +23,7 @@ fn order(order_id: OrderId, user_id: UserId, voucher_id: VoucherId) -> OrderMess
         order_id,
         user_id,
         voucher_id,
+        bucket: 0,
         pay_amount: 5000,
         created_at_ms: cityhub_platform::now_ms(),
         request_id: None,
