@@ -6,9 +6,9 @@
 //! Each split sells the same stock to more shoppers than units, all at
 //! once, through the walk the API takes ([`walk::reserve`]). Then a part
 //! of the orders is released into its buckets (as unpaid orders closed
-//! mid-sale are) and every shopper still without a unit tries once more:
-//! the worst case for the walk's "passed" marks, since each of them passed
-//! every bucket but their last. What it counts, per split: units sold in
+//! mid-sale are; their shoppers do not come back) and every shopper who was
+//! told sold out tries once more: the worst case for the walk's "passed"
+//! marks, since each of them passed every bucket but their last. What it counts, per split: units sold in
 //! each round, units left unsold at the end while shoppers were refused,
 //! and the script calls a request took. What it checks: no bucket holds
 //! more buyers than its share, no shopper holds two units, and each
@@ -40,7 +40,8 @@ pub struct Plan {
     /// Shoppers, each trying once at the start (more than the units).
     #[arg(long, default_value_t = 6_000)]
     pub shoppers: u32,
-    /// Percent of the orders released mid-sale, then offered again.
+    /// Percent of the orders released mid-sale, then offered again to the
+    /// shoppers who were told sold out.
     #[arg(long, default_value_t = 5)]
     pub release_percent: u32,
     /// Requests in flight at once.
@@ -122,8 +123,8 @@ async fn split(kv: &Kv, plan: &Plan, voucher: VoucherId, n: u16) -> anyhow::Resu
         let given = scripts::give_back(kv, &format!("sim:{i}"), *sale, *user, *order).await?;
         anyhow::ensure!(given == GiveBack::Released, "release of {order}: {given:?}");
     }
-    let holding: std::collections::HashSet<UserId> = sold.iter().skip(released).map(|(u, _, _)| *u).collect();
-    let retrying: Vec<UserId> = shoppers.iter().copied().filter(|u| !holding.contains(u)).collect();
+    let bought: std::collections::HashSet<UserId> = sold.iter().map(|(u, _, _)| *u).collect();
+    let retrying: Vec<UserId> = shoppers.iter().copied().filter(|u| !bought.contains(u)).collect();
     let second = round(kv, voucher, n, &retrying, &ids, plan.concurrency).await?;
     let elapsed = started.elapsed().as_secs_f64().max(1e-3);
 
