@@ -10,7 +10,7 @@
 -- ARGV[2]  user id
 -- ARGV[3]  order id (also the request's member in the windows)
 -- ARGV[4]  "1" when the caller walks on to another bucket of the voucher
---          if this one is empty (see core/src/seckill/buckets.rs), else "0"
+--          if this one is empty (see core/src/seckill/walk.rs), else "0"
 -- ARGV[2i - 3], ARGV[2i - 2]  for i >= 4: KEYS[i]'s window (ms) and most requests in it
 --
 -- A buyer's reservation is "<order id>" (reserved), "<order id>:c" (confirmed
@@ -31,8 +31,9 @@
 -- with the order id), 1 sold out, 2 already bought, 3 not started, 4 ended,
 -- 5 unknown voucher (no keys), 6 over a limit (wait: ms until a retry could
 -- pass), 7 paused (keys of another generation), 8 the caller's generation
--- is stale, 9 walk on: the bucket is empty (the buyer is now marked "p")
--- or the buyer passed it before.
+-- is stale, 9 walk on: the bucket is empty (the buyer is now marked "p";
+-- wait 0) or the buyer passed it before (wait 1 when it holds stock again,
+-- a unit this buyer may not take).
 if stale_caller() then
   return {8, 0}
 end
@@ -64,7 +65,7 @@ if now >= tonumber(v[3]) then
 end
 local cur = redis.call('HGET', KEYS[3], ARGV[2])
 if cur == 'p' then
-  return {9, 0}
+  return {9, tonumber(v[1]) > 0 and 1 or 0}
 end
 if cur and string.sub(cur, -2) ~= ':r' then
   return {2, 0}

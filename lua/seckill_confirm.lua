@@ -17,8 +17,10 @@
 --     order is in the revoked set (released because the publish failed: the
 --     shopper was told 503, and may have bought again since);
 --   3 superseded: the entry belongs to another order of the buyer;
---   2 unknown: the buyer has no entry at all (or only "p", the mark of a
---     walk that went on past this bucket); the caller decides.
+--   0 also when the entry is "p" (the buyer found this bucket empty and
+--     walked on): the order's own bucket marks its buyer passed only after
+--     the order was released there, so this is a late copy of a dead order;
+--   2 unknown: the buyer has no entry at all; the caller decides.
 -- state 7, the voucher is paused (its keys are gone or of another
 -- generation): nothing is written and entries are not trusted, except a
 -- tombstone of this very order or its id in the revoked set, which only a
@@ -35,7 +37,8 @@ for i = 2, #ARGV, 2 do
   local user, order = ARGV[i], ARGV[i + 1]
   local cur = redis.call('HGET', KEYS[3], user)
   local mine = cur == order or cur == order .. ':c'
-  if cur == order .. ':r' or (not mine and redis.call('SISMEMBER', KEYS[4], order) == 1) then
+  local dead = cur == order .. ':r' or (cur == 'p' and not paused)
+  if dead or (not mine and redis.call('SISMEMBER', KEYS[4], order) == 1) then
     out[#out + 1] = 0
   elseif paused then
     out[#out + 1] = 4
@@ -44,7 +47,7 @@ for i = 2, #ARGV, 2 do
     out[#out + 1] = 1
   elseif cur == order .. ':c' then
     out[#out + 1] = 1
-  elseif cur and cur ~= 'p' then
+  elseif cur then
     out[#out + 1] = 3
   else
     out[#out + 1] = 2

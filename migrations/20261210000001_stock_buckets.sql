@@ -1,5 +1,5 @@
 -- A hot seckill voucher's stock split into buckets, each a sale of its own
--- in Redis under its own hash tag (see core/src/seckill/buckets.rs).
+-- in Redis under its own hash tag (see core/src/vouchers/buckets.rs).
 --
 -- `buckets` is fixed when the voucher is created. An order keeps the bucket
 -- its unit was reserved in: its release gives the unit back there, and the

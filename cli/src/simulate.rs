@@ -170,7 +170,8 @@ async fn round(
     futures::stream::iter(shoppers)
         .map(|&user| async move {
             let order = OrderId(ids.fetch_add(1, Ordering::Relaxed));
-            let (sale, (outcome, _)) = walk::reserve(kv, voucher, n, user, order, &[]).await.map_err(|(_, err)| err)?;
+            let walked = walk::reserve(kv, voucher, n, user, order, &[]).await.map_err(|(_, err)| err)?;
+            let (sale, outcome) = (walked.sale, walked.outcome);
             let calls = buckets::walk(user, n).position(|b| b == sale.bucket).unwrap_or(0) as u64 + 1;
             anyhow::ensure!(
                 matches!(outcome, Outcome::Accepted | Outcome::SoldOut | Outcome::AlreadyBought),

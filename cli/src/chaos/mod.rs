@@ -491,11 +491,20 @@ impl Run<'_> {
             }
             Scenario::LockWaitDuringLoss => self.lock_wait_during_loss().await?,
             Scenario::WorkerKillAfterLoss => {
+                // The kill must matter: the second worker stores orders
+                // before the loss (its queues may get their first messages
+                // a little after the trigger on a loaded machine).
+                let started = Instant::now();
+                while self.platform.second_worker_stored().await? < 1.0 {
+                    anyhow::ensure!(
+                        started.elapsed() < Duration::from_secs(30),
+                        "the second worker stored no order within 30 s of the trigger"
+                    );
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
                 self.lab.kill(Part::Redis).await?;
                 self.lab.start_part(Part::Redis).await?;
-                let stored = self.platform.second_worker_stored().await?;
                 self.platform.kill_second_worker().await?;
-                anyhow::ensure!(stored > 0.0, "the second worker held no queue of the order topic");
             }
             Scenario::ClusterMasterKill => {
                 let key = cityhub_core::kv::CityKeys::seckill_voucher(&self.kv.keys, self.voucher);

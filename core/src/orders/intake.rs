@@ -14,9 +14,12 @@
 //!    orders of a paused voucher (Redis's copy is not trusted) are stored,
 //!    where MySQL's stock guard and unique keys decide.
 //! 3. [`after_store`]: after a batch commits, an order whose id is stored for
-//!    someone else is parked as a conflict; a stored order Redis had no entry
-//!    for gets its entry written back, taking its unit (a paused voucher's
-//!    rebuild counts its orders instead).
+//!    someone else is parked as a conflict; an order stored by this batch
+//!    that Redis had no entry for gets its entry written back, taking its
+//!    unit (a paused voucher's rebuild counts its orders instead). A
+//!    redelivery of an order stored before writes nothing back: the order
+//!    may have been closed and its unit released since, and a live order
+//!    without its entry is the reconciler's to restore.
 //! 4. If a rule refuses the whole batch, each order is stored alone and only
 //!    the refused ones are parked ([`refused`]).
 //! 5. [`after_batch_failure`], [`after_message_failure`]: any other failure is tried again **in place**, never
@@ -74,7 +77,7 @@ pub enum AfterStore {
 pub fn after_store(order: &OrderMessage, state: Confirm, stored: &Stored) -> AfterStore {
     if stored.conflicts.contains(&(order.order_id, order.user_id, order.voucher_id)) {
         AfterStore::Conflict
-    } else if state == Confirm::Unknown {
+    } else if state == Confirm::Unknown && stored.inserted.contains(&order.order_id) {
         AfterStore::WriteBack
     } else {
         AfterStore::Done
@@ -165,6 +168,8 @@ mod tests {
         assert_eq!(after_store(&order(2, 20), Confirm::Unknown, &stored), AfterStore::Conflict);
         // The same id for the same buyer is not the conflict another buyer's is.
         assert_eq!(after_store(&order(2, 21), Confirm::Confirmed, &stored), AfterStore::Done);
+        // A redelivery of an order stored before (closed since, perhaps) writes nothing back.
+        assert_eq!(after_store(&order(3, 30), Confirm::Unknown, &stored), AfterStore::Done);
     }
 
     #[test]

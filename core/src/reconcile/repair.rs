@@ -12,7 +12,7 @@ use super::diff::{Diff, Finding, Repair};
 use super::snapshot::Snapshot;
 use super::{Difference, Kind, Mode, ReconcileError, Reconciler, Report, Verdict};
 use crate::ids::{OrderId, Sale, UserId};
-use crate::seckill::scripts;
+use crate::seckill::scripts::{self, BuyerEntry};
 use crate::seckill::OrderMessage;
 use crate::vouchers::buckets;
 
@@ -165,8 +165,11 @@ impl Reconciler {
     /// the pause is in flight; otherwise reports the pause. MySQL is read
     /// again only after that answer, so every such order is in it. The
     /// bucket gets its live orders as confirmed buyers, its share less those
-    /// as stock, and the "passed" mark of every buyer whose live order is
-    /// further along their walk (so it cannot sell them a second unit).
+    /// as stock, and the "passed" mark of every buyer whose live order, or
+    /// live reservation in another bucket's Redis copy (a reservation whose
+    /// message is not stored yet), is further along their walk: so it cannot
+    /// sell them a second unit. While this bucket is paused no walk gets
+    /// past it, so no new such reservation appears meanwhile.
     async fn rebuild(
         &self,
         s: &Snapshot,
@@ -192,7 +195,15 @@ impl Reconciler {
         let n = s.voucher.buckets;
         let mut passed: Vec<UserId> =
             live.filter(|(_, o)| buckets::passed(o.user_id, n, o.bucket, s.bucket)).map(|(_, o)| o.user_id).collect();
+        for other in buckets::sales(s.voucher_id, n).filter(|sale| sale.bucket != s.bucket) {
+            let held = super::snapshot::buyers(&self.kv, other).await?;
+            let further = |(user, entry): &(UserId, BuyerEntry)| {
+                entry.live_order().is_some() && buckets::passed(*user, n, other.bucket, s.bucket)
+            };
+            passed.extend(held.into_iter().filter(further).map(|(user, _)| user));
+        }
         passed.sort();
+        passed.dedup();
         let state = scripts::SaleState {
             stock: s.initial() - buyers.len() as i64,
             begin_ms: s.voucher.begin_ms,

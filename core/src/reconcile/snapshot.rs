@@ -124,7 +124,7 @@ pub async fn load(db: &MySqlPool, kv: &Kv, sale: Sale) -> Result<Snapshot, Recon
 }
 
 /// The buyers hash, read in chunks (a walk's "passed" marks are no entries: left out).
-async fn buyers(kv: &Kv, sale: Sale) -> Result<HashMap<UserId, BuyerEntry>, ReconcileError> {
+pub(super) async fn buyers(kv: &Kv, sale: Sale) -> Result<HashMap<UserId, BuyerEntry>, ReconcileError> {
     let key = kv.keys.seckill_buyers(sale);
     let (mut conn, mut cursor, mut buyers) = (kv.conn(), 0u64, HashMap::new());
     loop {

@@ -178,15 +178,15 @@ impl Seckill {
         let details = self.vouchers.details(voucher_id).await.map_err(SeckillError::Cache)?;
         let details = details.ok_or(SeckillError::Refused(Outcome::UnknownVoucher))?;
         let order_id = OrderId(self.ids.next_id().map_err(SeckillError::Ids)?);
-        let (sale, reserved) = self.reserve(&details, user_id, order_id, ip).await?;
-        match reserved {
-            (Outcome::Accepted, _) => {}
-            (Outcome::RateLimited, retry_after) => return Err(SeckillError::Limited(retry_after)),
-            (Outcome::UnknownVoucher | Outcome::SalePaused, _) => {
-                return Err(SeckillError::Refused(without_keys(&details)))
-            }
-            (refused, _) => {
-                if let (Outcome::SoldOut, Some(c)) = (refused, &self.sold_out) {
+        let walked = self.reserve(&details, user_id, order_id, ip).await?;
+        let sale = walked.sale;
+        match walked.outcome {
+            Outcome::Accepted => {}
+            Outcome::RateLimited => return Err(SeckillError::Limited(walked.retry_after)),
+            Outcome::UnknownVoucher | Outcome::SalePaused => return Err(SeckillError::Refused(without_keys(&details))),
+            refused => {
+                // Sold out for every shopper only when no bucket held a unit.
+                if let (Outcome::SoldOut, false, Some(c)) = (refused, walked.passed_stock, &self.sold_out) {
                     c.insert(voucher_id, ());
                 }
                 return Err(SeckillError::Refused(refused));
@@ -242,7 +242,7 @@ impl Seckill {
         user_id: UserId,
         order_id: OrderId,
         ip: &str,
-    ) -> Result<(Sale, (Outcome, Duration)), SeckillError> {
+    ) -> Result<walk::Walked, SeckillError> {
         let n = details.sale.map_or(1, |s| s.buckets.max(1));
         let home = Sale { voucher_id: details.id, bucket: buckets::home(user_id, n) };
         let windows = self.windows(home, n, user_id, ip);

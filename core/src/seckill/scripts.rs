@@ -142,17 +142,28 @@ pub async fn reserve(
     order_id: OrderId,
     windows: &[Window],
 ) -> redis::RedisResult<(Outcome, Duration)> {
-    let decided = reserve_in_walk(kv, sale.into(), user_id, order_id, windows, false).await?;
-    decided.ok_or_else(|| unexpected("seckill.lua", WALK_ON))
+    match reserve_in_walk(kv, sale.into(), user_id, order_id, windows, false).await? {
+        Step::Decided(outcome, wait) => Ok((outcome, wait)),
+        Step::WalkOn { .. } => Err(unexpected("seckill.lua", WALK_ON)),
+    }
 }
 
 /// `seckill.lua`'s answer: this bucket is empty (or the buyer passed it):
 /// walk on.
 const WALK_ON: i64 = 9;
 
+/// One bucket's answer in a walk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// The bucket decided (and, when limited, how long until a retry could pass).
+    Decided(Outcome, Duration),
+    /// Try the next bucket: this one is empty, or the buyer passed it before
+    /// (`holds_stock`: it has units again, which this buyer may not take).
+    WalkOn { holds_stock: bool },
+}
+
 /// [`reserve`] in one bucket of a walk: with `walk_on`, an empty bucket
-/// marks the buyer passed and answers `None` (try the next bucket) instead
-/// of sold out.
+/// marks the buyer passed and answers [`Step::WalkOn`] instead of sold out.
 pub async fn reserve_in_walk(
     kv: &Kv,
     sale: Sale,
@@ -160,7 +171,7 @@ pub async fn reserve_in_walk(
     order_id: OrderId,
     windows: &[Window],
     walk_on: bool,
-) -> redis::RedisResult<Option<(Outcome, Duration)>> {
+) -> redis::RedisResult<Step> {
     let mut keys = vec![kv.keys.seckill_voucher(sale), kv.keys.seckill_buyers(sale)];
     let mut args = vec![user_id.to_string(), order_id.to_string(), u8::from(walk_on).to_string()];
     for (key, window_ms, max) in windows {
@@ -169,12 +180,12 @@ pub async fn reserve_in_walk(
     }
     let reply = kv.eval_fenced::<Vec<i64>>(&RESERVE, &keys, &args).await?;
     let code = first("seckill.lua", &reply)?;
+    let detail = reply.get(1).copied().unwrap_or_default();
     if code == WALK_ON {
-        return Ok(None);
+        return Ok(Step::WalkOn { holds_stock: detail > 0 });
     }
     let outcome = Outcome::from_script(code).ok_or_else(|| unexpected("seckill.lua", code))?;
-    let wait_ms = reply.get(1).copied().unwrap_or_default();
-    Ok(Some((outcome, Duration::from_millis(wait_ms.max(0) as u64))))
+    Ok(Step::Decided(outcome, Duration::from_millis(detail.max(0) as u64)))
 }
 
 /// What `seckill_revoke.lua` found.
