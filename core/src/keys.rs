@@ -1,9 +1,10 @@
 //! Every business Redis key CityHub uses, in one place, as constructors on
 //! the platform's [`Keys`] (bring [`CityKeys`] into scope). Each documents the
 //! key's type and who writes it. The keys of one seckill sale bucket share
-//! the hash tag `{<voucher id>}` (bucket 0) or `{<voucher id>:<bucket>}` (see
-//! [`Sale`]), so the scripts that touch them together also run on Redis
-//! Cluster, and a voucher's buckets spread over its masters.
+//! one hash tag, `{<voucher id>}` for bucket 0 and a tag picked for its slot
+//! after that (see `tagged` and [`Sale`]), so the scripts that touch them
+//! together also run on Redis Cluster, and a voucher's buckets spread over
+//! its masters.
 
 use cityhub_platform::kv::{conn, Keys};
 

@@ -94,21 +94,24 @@ async fn mark(app: &TestApp, sale: Sale, user: UserId) -> Option<String> {
     app.kv.conn().hget(app.kv.keys.seckill_buyers(sale), user).await.unwrap()
 }
 
-/// Users of `users` whose walk over `n` buckets starts at `bucket`.
-fn homed(users: &[(UserId, String)], n: u16, bucket: u16) -> Vec<(UserId, String)> {
-    users.iter().filter(|(u, _)| buckets::home(*u, n) == bucket).cloned().collect()
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn a_buyer_who_walked_past_an_empty_bucket_cannot_buy_there_when_a_release_or_a_rebuild_refills_it() {
+/// A platform with its worker, whose reconciler runs only when a test asks
+/// and judges a reservation late after `grace`; a voucher of 2 units in 2
+/// buckets; and shoppers whose walk starts at bucket 0.
+async fn two_buckets(grace: Duration) -> (TestApp, VoucherId, Vec<(UserId, String)>) {
     let app = TestApp::spawn_with(Options { worker: true }, |s| {
-        s.reconcile.grace_secs = Duration::from_secs(1);
+        s.reconcile.grace_secs = grace;
         s.reconcile.every_secs = Duration::from_secs(3600);
     })
     .await;
     let voucher = bucketed(&app, 2, 2).await;
     let users = app.users(16).await;
-    let at_home = homed(&users, 2, 0);
+    let at_home = users.into_iter().filter(|(u, _)| buckets::home(*u, 2) == 0).collect();
+    (app, voucher, at_home)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_buyer_who_walked_past_an_empty_bucket_cannot_buy_there_when_a_release_or_a_rebuild_refills_it() {
+    let (app, voucher, at_home) = two_buckets(Duration::from_secs(1)).await;
     let [first, walker, loser, late] = [&at_home[0], &at_home[1], &at_home[2], &at_home[3]];
     let sale = Sale { voucher_id: voucher, bucket: 0 };
 
@@ -185,14 +188,7 @@ async fn rebuilt(app: &TestApp, voucher: VoucherId) -> cityhub_core::reconcile::
 async fn a_rebuilt_bucket_marks_a_buyer_whose_reservation_further_along_is_not_stored_yet() {
     // A long grace: the reservations below are never re-published, so they
     // live in Redis only (an API that died before publishing).
-    let app = TestApp::spawn_with(Options { worker: true }, |s| {
-        s.reconcile.grace_secs = Duration::from_secs(3600);
-        s.reconcile.every_secs = Duration::from_secs(3600);
-    })
-    .await;
-    let voucher = bucketed(&app, 2, 2).await;
-    let users = app.users(16).await;
-    let at_home = homed(&users, 2, 0);
+    let (app, voucher, at_home) = two_buckets(Duration::from_secs(3600)).await;
     let (holder, ghost) = (at_home[0].0, at_home[1].0);
     // Ids issued now (a reservation's age is its id's), on a node no API holds.
     let walked = |user, seq| walk::reserve(&app.kv, voucher, 2, user, fakes::order_id(77, seq), &[]);

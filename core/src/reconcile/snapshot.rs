@@ -1,6 +1,7 @@
 //! The reconciler's load step: one voucher bucket's state as Redis and MySQL
-//! hold it (the bucket's keys, the voucher's orders), read in that order (Redis first, so an order stored meanwhile is seen
-//! in MySQL together with its entry, and nothing in flight looks like drift).
+//! hold it (the bucket's keys, the voucher's orders), read in that order
+//! (Redis first, so an order stored meanwhile is seen in MySQL together with
+//! its entry, and nothing in flight looks like drift).
 //!
 //! The buyers hash is read in chunks with `HSCAN`, never as one reply, so a
 //! run's cost stays bounded however many buyers a sale has. Its reads of

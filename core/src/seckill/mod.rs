@@ -243,7 +243,7 @@ impl Seckill {
         order_id: OrderId,
         ip: &str,
     ) -> Result<walk::Walked, SeckillError> {
-        let n = details.sale.map_or(1, |s| s.buckets.max(1));
+        let n = details.buckets();
         let home = Sale { voucher_id: details.id, bucket: buckets::home(user_id, n) };
         let windows = self.windows(home, n, user_id, ip);
         match walk::reserve(&self.kv, details.id, n, user_id, order_id, &windows).await {

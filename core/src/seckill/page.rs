@@ -84,14 +84,13 @@ async fn now(
     // Per voucher bucket: its units left, then for a seckill voucher with a
     // viewer the viewer's entry.
     let asks_entry = |d: &VoucherDetails| d.kind == VoucherKind::Seckill && viewer.is_some();
-    let buckets_of = |d: &VoucherDetails| d.sale.map_or(1, |s| s.buckets.max(1));
     let mut reads = Vec::new();
     for d in &details {
         if d.kind == VoucherKind::Ordinary {
             reads.push(redis::Cmd::get(kv.keys.coupon_stock(d.id)));
             continue;
         }
-        for sale in buckets::sales(d.id, buckets_of(d)) {
+        for sale in buckets::sales(d.id, d.buckets()) {
             reads.push(redis::Cmd::hget(kv.keys.seckill_voucher(sale), "stock"));
             if let (true, Some(user)) = (asks_entry(d), viewer) {
                 reads.push(redis::Cmd::hget(kv.keys.seckill_buyers(sale), user));
@@ -104,7 +103,7 @@ async fn now(
     let mut pages = Vec::with_capacity(details.len());
     let short = || redis::RedisError::from((redis::ErrorKind::Parse, "short pipeline answer"));
     for details in details {
-        let n = if details.kind == VoucherKind::Ordinary { 1 } else { buckets_of(&details) };
+        let n = details.buckets();
         let (mut stock_left, mut held) = (None::<i64>, asks_entry(&details).then_some(false));
         for _ in 0..n {
             let units: Option<i64> = redis::from_redis_value_ref(values.next().ok_or_else(short)?)?;

@@ -189,6 +189,14 @@ fn one_bucket() -> u16 {
     1
 }
 
+impl VoucherDetails {
+    /// The stock buckets its sale is split into: 1 for a voucher of one
+    /// bucket and for an ordinary coupon.
+    pub fn buckets(&self) -> u16 {
+        self.sale.map_or(1, |s| s.buckets.max(1))
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum VoucherError {
     #[error("{field}: {reason}")]
