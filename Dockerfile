@@ -1,4 +1,5 @@
-# Multi-stage build of CityHub's binaries; `--target api` or `--target order-worker`.
+# Multi-stage build of CityHub's binaries; `--target api`, `--target order-worker`
+# or `--target cli` (the `cityhub` operator commands).
 FROM rust:1.95-bookworm AS build
 WORKDIR /src
 COPY . .
@@ -19,3 +20,6 @@ ENTRYPOINT ["cityhub-api"]
 FROM runtime AS order-worker
 COPY --from=build /usr/local/bin/cityhub-order-worker /usr/local/bin/
 ENTRYPOINT ["cityhub-order-worker"]
+
+FROM runtime AS cli
+ENTRYPOINT ["cityhub"]

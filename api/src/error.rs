@@ -7,6 +7,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use cityhub_core::auth::AuthError;
+use cityhub_core::console::ConsoleError;
 use cityhub_core::notes::NoteError;
 use cityhub_core::orders::OrderError;
 use cityhub_core::payments::{Mismatch, PayError};
@@ -20,6 +21,7 @@ use cityhub_core::vouchers::claims::ClaimError;
 use cityhub_core::vouchers::VoucherError;
 use cityhub_platform::cache::CacheError;
 use cityhub_platform::outbox::OutboxError;
+use cityhub_platform::parking::ReplayError;
 use serde::Serialize;
 
 /// The JSON body of every error response.
@@ -238,6 +240,33 @@ impl From<ReconcileError> for ApiError {
             ReconcileError::Db(e) => database(e),
             ReconcileError::Redis(e) => unavailable(Dependency::Redis, &e),
             other => Self::Internal(other.into()),
+        }
+    }
+}
+
+impl From<ConsoleError> for ApiError {
+    fn from(err: ConsoleError) -> Self {
+        match err {
+            ConsoleError::Db(e) => database(e),
+            ConsoleError::Redis(e) => unavailable(Dependency::Redis, &e),
+            ConsoleError::Orders(e) => e.into(),
+        }
+    }
+}
+
+impl From<ReplayError> for ApiError {
+    fn from(err: ReplayError) -> Self {
+        match err {
+            ReplayError::Unknown(_) => Self::not_found("parked_not_found", err.to_string()),
+            ReplayError::AlreadyReplayed(_) => Self::conflict("already_replayed", err.to_string()),
+            ReplayError::Db(e) => database(e),
+            ReplayError::Broker(e) => {
+                tracing::error!(error = %e, "replay not published");
+                Self::Unavailable {
+                    code: "broker_unavailable",
+                    message: "the broker did not take it; try again".into(),
+                }
+            }
         }
     }
 }

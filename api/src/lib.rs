@@ -85,6 +85,7 @@ pub async fn run(
     tracing::info!(%addr, "cityhub-api listening");
     // The simulated provider calls this API back unless told otherwise.
     state.payments.provider().default_target(format!("http://{addr}/payments/callback"));
+    state.announce();
     let app = router(state).into_make_service_with_connect_info::<std::net::SocketAddr>();
     axum::serve(listener, app).with_graceful_shutdown(shutdown).await
 }

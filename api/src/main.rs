@@ -6,8 +6,16 @@ use cityhub_api::AppState;
 use cityhub_core::config::Settings;
 use cityhub_platform::mq::runtime::MqRuntime;
 
+/// CityHub's HTTP API and its ops listener. Settings come from `config/cityhub.toml` and `CITYHUB__*`
+/// variables (docs/TUNING.md), not from arguments.
+#[derive(clap::Parser)]
+#[command(name = "cityhub-api", version)]
+struct Args {}
+
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
+    // `--help` and `--version` answer and exit before anything starts.
+    let Args {} = clap::Parser::parse();
     let settings = Settings::load().context("load settings")?;
     cityhub_platform::telemetry::init(&settings.log);
     let mq = MqRuntime::new("api").context("start mq runtime")?;

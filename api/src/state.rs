@@ -6,6 +6,7 @@ use std::time::Duration;
 use anyhow::Context;
 use cityhub_core::auth::Auth;
 use cityhub_core::config::Settings;
+use cityhub_core::console::{self, Console};
 use cityhub_core::kv::Kv;
 use cityhub_core::notes::feed::Feed;
 use cityhub_core::notes::Notes;
@@ -19,6 +20,7 @@ use cityhub_core::vouchers::Vouchers;
 use cityhub_platform::ids::NodeLease;
 use cityhub_platform::mq::publisher::BatchPublisher;
 use cityhub_platform::mq::{ClientRuntime, DefaultMQProducer};
+use cityhub_platform::presence::{self, Identity, Status};
 use metrics_exporter_prometheus::PrometheusHandle;
 use sqlx::MySqlPool;
 use tokio_util::sync::CancellationToken;
@@ -56,6 +58,7 @@ pub struct Shared {
     pub seckill: Arc<Seckill>,
     pub payments: Payments,
     pub reconciler: Reconciler,
+    pub console: Console,
     pub metrics: PrometheusHandle,
     producer: DefaultMQProducer,
     lease: Arc<tokio::sync::Mutex<Option<NodeLease>>>,
@@ -117,6 +120,7 @@ impl AppState {
             notes: services.notes,
             feed: services.feed,
             signins: services.signins,
+            console: services.console,
             settings,
             db,
             kv,
@@ -128,6 +132,26 @@ impl AppState {
             background,
             stop,
         })))
+    }
+
+    /// Announces this API in the presence list until [`AppState::close`]:
+    /// the dependencies it cannot reach (also on `cityhub_dependency_up`)
+    /// and its 202s since it started.
+    pub fn announce(&self) {
+        let (state, stop) = (self.clone(), self.stop.clone());
+        let me = Identity::of_this_process("api");
+        self.background.spawn(presence::run(self.kv.clone(), me, stop, move || {
+            let state = state.clone();
+            async move {
+                let checks = crate::routes::health::check(&state).await;
+                checks.record();
+                let failing = checks.failing();
+                let text = cityhub_platform::metrics::render(&state.metrics);
+                let accepted = cityhub_core::metrics::SECKILL_REQUESTS;
+                let wanted = [(console::FIGURE_ACCEPTED, accepted, &["outcome=\"accepted\""][..])];
+                Status { failing, figures: console::figures(&text, &wanted) }
+            }
+        }));
     }
 
     pub fn producer(&self) -> &DefaultMQProducer {

@@ -12,11 +12,20 @@ const OPERATOR_PHONE: &str = "19999999999";
 #[derive(Debug, clap::Subcommand)]
 pub enum Action {
     /// Make the user with this phone an admin (creating the user if needed).
-    Grant { phone: String },
+    Grant {
+        /// The user's phone (6 to 15 digits, optional +).
+        phone: String,
+    },
     /// Make an admin a shopper again.
-    Revoke { phone: String },
+    Revoke {
+        /// The admin's phone.
+        phone: String,
+    },
     /// Print a fresh bearer token of the admin with this phone.
-    Token { phone: String },
+    Token {
+        /// The admin's phone.
+        phone: String,
+    },
 }
 
 async fn auth(settings: &Settings) -> anyhow::Result<Auth> {

@@ -20,21 +20,32 @@ const DEG_PER_M_Y: f64 = 1.0 / 111_320.0;
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Units for sale.
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, default_value_t = 100, value_parser = crate::positive::<u32>())]
     pub stock: u32,
     /// Minutes the sale lasts.
-    #[arg(long, default_value_t = 120)]
+    #[arg(long, default_value_t = 120, value_parser = clap::value_parser!(i64).range(1..))]
     pub minutes: i64,
     /// Shops to scatter around the city centre.
     #[arg(long, default_value_t = 300)]
     pub shops: u32,
     /// How far from the centre they may be, metres.
-    #[arg(long, default_value_t = 8000.0)]
+    #[arg(long, default_value_t = 8000.0, value_parser = crate::metres)]
     pub radius_m: f64,
+    /// Only on an empty platform (no shop yet): a start-up step may run it
+    /// every time and creates the demo once.
+    #[arg(long)]
+    pub once: bool,
 }
 
 pub async fn run(settings: &Settings, args: &Args) -> anyhow::Result<()> {
     let services = Services::connect(settings).await?;
+    if args.once {
+        let shops: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM shops").fetch_one(&services.db).await?;
+        if shops > 0 {
+            println!("{}", serde_json::json!({ "created": false, "shops": shops }));
+            return Ok(());
+        }
+    }
     let shops = &services.shops;
     let noodles = NewShop {
         name: "CityHub Demo Noodles".into(),
@@ -66,7 +77,7 @@ pub async fn run(settings: &Settings, args: &Args) -> anyhow::Result<()> {
         shops.create(&scattered(i, args.radius_m)).await?;
     }
     let summary = serde_json::json!({
-        "shop_id": shop_id, "voucher_id": voucher.id, "stock": args.stock, "end_time": voucher.spec.end_time,
+        "created": true, "shop_id": shop_id, "voucher_id": voucher.id, "stock": args.stock, "end_time": voucher.spec.end_time,
         "shops_scattered": args.shops, "centre": { "x": CENTRE.x, "y": CENTRE.y },
     });
     println!("{summary}");

@@ -26,22 +26,22 @@ pub struct Plan {
     #[arg(long, default_value = "http://127.0.0.1:8080")]
     pub api: String,
     /// Distinct shoppers.
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = 1000, value_parser = crate::positive::<usize>())]
     pub users: usize,
     /// Requests in all (request i is made by user i mod users).
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = 1000, value_parser = crate::positive::<usize>())]
     pub requests: usize,
     /// Requests in flight at once.
-    #[arg(long, default_value_t = 50)]
+    #[arg(long, default_value_t = 50, value_parser = crate::positive::<usize>())]
     pub concurrency: usize,
     /// Units for sale.
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, default_value_t = 100, value_parser = crate::positive::<u32>())]
     pub stock: u32,
     /// Stock buckets the voucher is split into (a hot sale over several Redis masters).
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=64))]
     pub buckets: u16,
     /// Longest wait for the worker to store every accepted order, in seconds.
-    #[arg(long, default_value_t = 120)]
+    #[arg(long, default_value_t = 120, value_parser = crate::positive::<u64>())]
     pub drain_timeout: u64,
     /// First phone number suffix of the generated users (vary it between runs for fresh users).
     #[arg(long, default_value_t = 0)]
@@ -119,12 +119,7 @@ pub async fn reconcile_now(
     api: &str,
     voucher_id: VoucherId,
 ) -> anyhow::Result<(reqwest::StatusCode, serde_json::Value)> {
-    let url = format!("{api}/admin/reconcile/{voucher_id}");
-    let admin = crate::admin::operator_token(settings).await?;
-    let r = reqwest::Client::new().post(&url).bearer_auth(admin).send().await?;
-    let status = r.status();
-    let report = r.json().await.with_context(|| format!("{url} answered {status}"))?;
-    Ok((status, report))
+    crate::operator::Api::connect(settings, api).await?.post_raw(&format!("/admin/reconcile/{voucher_id}")).await
 }
 
 /// What a stampede measured.

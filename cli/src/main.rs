@@ -10,16 +10,18 @@
 //! - `cityhub chaos`: flash sales while processes die, written to `CHAOS.md`.
 //! - `cityhub parked`: list and replay messages the consumers parked.
 //! - `cityhub admin`: grant or revoke the admin role; print an admin's token.
+//! - `cityhub order close`, `cityhub reconcile`: an operator's actions
+//!   through the running API.
 
 use std::path::PathBuf;
 
 use anyhow::Context;
-use cityhub_cli::{admin, bench, chaos, demo, flash_sale, parked, shards, simulate, topology, users};
+use cityhub_cli::{admin, bench, chaos, demo, flash_sale, operator, parked, shards, simulate, topology, users};
 use cityhub_core::config::Settings;
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
-#[command(name = "cityhub", about = "CityHub operator commands")]
+#[command(name = "cityhub", version, about = "CityHub operator commands", propagate_version = true)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -33,8 +35,10 @@ enum Command {
     Demo(demo::Args),
     /// Create shoppers with tokens and write `user_id,token` lines.
     Users {
-        #[arg(long, default_value_t = 200)]
+        /// Shoppers to create (or find, by phone).
+        #[arg(long, default_value_t = 200, value_parser = cityhub_cli::positive::<usize>())]
         count: usize,
+        /// Where the `user_id,token` lines go.
         #[arg(long, default_value = "jmeter/users.csv")]
         csv: PathBuf,
         /// First phone number suffix (vary it for fresh users).
@@ -94,6 +98,24 @@ enum Command {
     Admin {
         #[command(subcommand)]
         action: admin::Action,
+    },
+    /// An order, through the running API (as the operator account).
+    Order {
+        #[command(subcommand)]
+        action: operator::OrderAction,
+    },
+    /// Reconcile a seckill voucher's Redis state with MySQL now, through the
+    /// running API, and print the report (exit 1 on drift).
+    Reconcile {
+        /// The seckill voucher id.
+        #[arg(value_parser = cityhub_cli::positive::<u64>())]
+        voucher: u64,
+        /// Only report what differs and what would be repaired.
+        #[arg(long)]
+        dry_run: bool,
+        /// The running API's base URL.
+        #[arg(long, default_value = "http://127.0.0.1:8080")]
+        api: String,
     },
 }
 
@@ -167,6 +189,59 @@ async fn main() -> anyhow::Result<()> {
         }
         Command::Parked { action } => parked::run(&settings, action).await?,
         Command::Admin { action } => admin::run(&settings, action).await?,
+        Command::Order { action } => operator::order(&settings, action).await?,
+        Command::Reconcile { voucher, dry_run, api } => operator::reconcile(&settings, &api, voucher, dry_run).await?,
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::{CommandFactory, Parser};
+
+    use super::Cli;
+
+    /// Every command and every argument, flag or positional, says what it is for.
+    #[test]
+    fn every_command_and_argument_has_help() {
+        fn walk(cmd: &clap::Command, path: &str, missing: &mut Vec<String>) {
+            let path = format!("{path} {}", cmd.get_name());
+            if cmd.get_about().is_none() {
+                missing.push(path.clone());
+            }
+            for arg in cmd.get_arguments().filter(|a| !matches!(a.get_id().as_str(), "help" | "version")) {
+                if arg.get_help().is_none() {
+                    missing.push(format!("{path} {}", arg.get_id()));
+                }
+            }
+            for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
+                walk(sub, &path, missing);
+            }
+        }
+        let cmd = Cli::command();
+        cmd.clone().debug_assert();
+        let mut missing = Vec::new();
+        walk(&cmd, "", &mut missing);
+        assert!(missing.is_empty(), "without help: {missing:?}");
+    }
+
+    #[test]
+    fn counts_of_zero_and_unknown_kinds_are_refused_by_the_parser() {
+        for args in [
+            &["cityhub", "flash-sale", "--users", "0"][..],
+            &["cityhub", "flash-sale", "--buckets", "65"],
+            &["cityhub", "chaos", "--rate", "0"],
+            &["cityhub", "bench", "--rounds", "0"],
+            &["cityhub", "users", "--count", "0"],
+            &["cityhub", "simulate-buckets", "--buckets", "1,0"],
+            &["cityhub", "demo", "--radius-m", "NaN"],
+            &["cityhub", "parked", "replay", "--kind", "gave-up"],
+            &["cityhub", "parked", "replay", "0"],
+            &["cityhub", "order", "close", "0"],
+            &["cityhub", "reconcile", "x"],
+        ] {
+            assert!(Cli::try_parse_from(args).is_err(), "{args:?} parsed");
+        }
+        assert!(Cli::try_parse_from(["cityhub", "parked", "replay", "--kind", "gave_up"]).is_ok());
+    }
 }

@@ -3,6 +3,7 @@
 
 use anyhow::Context;
 use cityhub_core::config::Settings;
+use cityhub_core::orders::Refusal;
 use cityhub_platform::mq::runtime::MqRuntime;
 use cityhub_platform::parking;
 
@@ -10,20 +11,27 @@ use cityhub_platform::parking;
 pub enum Action {
     /// Parked messages not replayed yet (with --all, every one), oldest first.
     List {
+        /// Also the messages replayed already.
         #[arg(long)]
         all: bool,
-        #[arg(long, default_value_t = 100)]
+        /// Most messages listed.
+        #[arg(long, default_value_t = 100, value_parser = crate::positive::<u32>())]
         limit: u32,
     },
     /// Publish parked messages again to their topic and mark them replayed.
     Replay {
         /// Parked message ids (the first column of `list`).
-        #[arg(required_unless_present = "kind")]
+        #[arg(required_unless_present = "kind", value_parser = crate::positive::<u64>())]
         ids: Vec<u64>,
-        /// Instead of ids: every open message of this kind (e.g. gave_up).
-        #[arg(long, conflicts_with = "ids")]
+        /// Instead of ids: every open message of this kind.
+        #[arg(long, conflicts_with = "ids", value_parser = kinds())]
         kind: Option<String>,
     },
+}
+
+/// The kinds a consumer parks messages under (`Refusal::label`).
+fn kinds() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(Refusal::ALL.map(Refusal::label))
 }
 
 pub async fn run(settings: &Settings, action: Action) -> anyhow::Result<()> {
@@ -61,6 +69,10 @@ pub async fn run(settings: &Settings, action: Action) -> anyhow::Result<()> {
                     .collect(),
                 None => ids,
             };
+            if ids.is_empty() {
+                println!("no open parked message to replay");
+                return Ok(());
+            }
             let mq = MqRuntime::new("cli").context("start mq runtime")?;
             let mut producer = cityhub_platform::mq::start_producer(&mq.client(), &settings.mq, "cityhub_replay")
                 .await

@@ -25,19 +25,19 @@ use serde::Serialize;
 #[derive(Debug, Clone, clap::Args)]
 pub struct Plan {
     /// Orders of the whole platform.
-    #[arg(long, default_value_t = 50_000_000)]
+    #[arg(long, default_value_t = 50_000_000, value_parser = crate::positive::<u64>())]
     pub orders: u64,
     /// Users of the whole platform.
-    #[arg(long, default_value_t = 10_000_000)]
+    #[arg(long, default_value_t = 10_000_000, value_parser = crate::positive::<u64>())]
     pub users: u64,
     /// Follows per user.
-    #[arg(long, default_value_t = 20)]
+    #[arg(long, default_value_t = 20, value_parser = crate::positive::<u64>())]
     pub follows: u64,
     /// Shards the tables are split into by user id.
-    #[arg(long, default_value_t = 256)]
+    #[arg(long, default_value_t = 256, value_parser = crate::positive::<u64>())]
     pub shards: u64,
     /// Calls timed per query.
-    #[arg(long, default_value_t = 200)]
+    #[arg(long, default_value_t = 200, value_parser = crate::positive::<usize>())]
     pub samples: usize,
 }
 

@@ -32,20 +32,20 @@ use serde::Serialize;
 #[derive(Debug, Clone, clap::Args)]
 pub struct Plan {
     /// The splits to compare, comma-separated bucket counts.
-    #[arg(long, value_delimiter = ',', default_value = "1,4,16")]
+    #[arg(long, value_delimiter = ',', default_value = "1,4,16", value_parser = clap::value_parser!(u16).range(1..=64))]
     pub buckets: Vec<u16>,
     /// Units of the voucher.
-    #[arg(long, default_value_t = 2_000)]
+    #[arg(long, default_value_t = 2_000, value_parser = crate::positive::<u32>())]
     pub stock: u32,
     /// Shoppers, each trying once at the start (more than the units).
-    #[arg(long, default_value_t = 6_000)]
+    #[arg(long, default_value_t = 6_000, value_parser = crate::positive::<u32>())]
     pub shoppers: u32,
     /// Percent of the orders released mid-sale, then offered again to the
     /// shoppers who were told sold out.
-    #[arg(long, default_value_t = 5)]
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(0..=100))]
     pub release_percent: u32,
     /// Requests in flight at once.
-    #[arg(long, default_value_t = 64)]
+    #[arg(long, default_value_t = 64, value_parser = crate::positive::<usize>())]
     pub concurrency: usize,
 }
 

@@ -24,7 +24,7 @@ pub async fn run(base: &Settings, dir: PathBuf) -> anyhow::Result<()> {
     let settings = lab.settings(base);
     let logs = dir.join("logs");
     let (platform, shape) = start_shape(&lab, settings, &logs, REBALANCE).await?;
-    let demo = crate::demo::Args { stock: 100, minutes: 120, shops: 300, radius_m: 8000.0 };
+    let demo = crate::demo::Args { stock: 100, minutes: 120, shops: 300, radius_m: 8000.0, once: false };
     crate::demo::run(&platform.settings, &demo).await.context("create the demo shop and voucher")?;
     let s = &platform.settings;
     println!(

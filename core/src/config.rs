@@ -211,10 +211,10 @@ pub struct OrderSettings {
     #[serde(with = "secs")]
     #[validate(custom(function = "positive"))]
     pub payment_timeout_secs: Duration,
-    /// How often the worker's close job runs, seconds.
-    #[serde(with = "secs")]
-    #[validate(custom(function = "positive"))]
-    pub close_every_secs: Duration,
+    /// When the worker's close job runs: a cron expression with seconds
+    /// (`sec min hour day-of-month month day-of-week`), in UTC.
+    #[validate(custom(function = "cron"))]
+    pub close_cron: String,
     /// Most orders the close job reads and closes per batch.
     #[validate(range(min = 1))]
     pub close_batch: u32,
@@ -429,6 +429,11 @@ fn callback_secret(secret: &Secret) -> Result<(), ValidationError> {
     Ok(())
 }
 
+fn cron(expr: &str) -> Result<(), ValidationError> {
+    cityhub_platform::jobs::check_cron(expr)
+        .map_err(|_| layers::failure("must be a cron expression with seconds, e.g. \"*/10 * * * * *\""))
+}
+
 fn seckill_rules(rules: &Rules) -> Result<(), ValidationError> {
     if !rules.all_windows() || rules.counts_by(Subject::Phone) {
         return Err(layers::failure("sliding windows by user, ip or global only"));
@@ -443,6 +448,27 @@ mod tests {
     #[test]
     fn defaults_are_valid() {
         Settings::defaults().validate().unwrap();
+    }
+
+    /// Prometheus (9090), the Pushgateway (9091), Alertmanager (9093) and the
+    /// exporters' registry (9100 to 9999) keep their ports on a host that
+    /// also runs them.
+    #[test]
+    fn the_default_ops_ports_stay_clear_of_prometheus_and_its_exporters() {
+        let s = Settings::defaults();
+        for addr in [&s.http.metrics_addr, &s.worker.metrics_addr, &s.http.addr] {
+            let port: u16 = addr.rsplit(':').next().unwrap().parse().unwrap();
+            assert!(!(9090..=9999).contains(&port), "{addr} is in Prometheus's range");
+        }
+    }
+
+    #[test]
+    fn the_close_schedule_is_a_cron_expression() {
+        let mut s = Settings::defaults();
+        assert_eq!(s.orders.close_cron, "*/10 * * * * *");
+        s.orders.close_cron = "every ten seconds".into();
+        let err = s.validate().unwrap_err().to_string();
+        assert!(err.contains("close_cron"), "{err}");
     }
 
     #[test]

@@ -23,6 +23,8 @@
 //! - [`notes`]: notes about shops, their likes, the hot list and the
 //!   follow feed (push to inboxes, pull for big authors).
 //! - [`signin`]: daily sign-in on a per-user, per-month BITMAP.
+//! - [`console`]: the operator's figures (sales from both sides, the
+//!   instances and their health, backlogs, order lookup).
 //! - [`metrics`]: the names of the business metrics.
 //! - [`services`]: the composition root: every service built once from the
 //!   settings, and the one place that knows every domain's scripts.
@@ -30,6 +32,7 @@
 
 pub mod auth;
 pub mod config;
+pub mod console;
 pub mod ids;
 pub mod keys;
 pub mod kv;

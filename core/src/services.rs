@@ -21,6 +21,7 @@ use tokio::sync::mpsc::Receiver;
 
 use crate::auth::Auth;
 use crate::config::{ConfigError, Settings};
+use crate::console::Console;
 use crate::kv::Kv;
 use crate::notes::feed::Feed;
 use crate::notes::Notes;
@@ -63,6 +64,7 @@ pub struct Services {
     pub feed: Feed,
     pub signins: SignIns,
     pub lifecycle: Lifecycle,
+    pub console: Console,
     /// The shop-visit queue, for the one recorder of the process.
     visits: Arc<Mutex<Option<Receiver<Visit>>>>,
 }
@@ -87,6 +89,7 @@ impl Services {
         let feed = Feed::new(db.clone(), kv.clone(), social.clone(), &settings.notes, settings.social.list_ttl_secs);
         let lifecycle = Lifecycle::new(db.clone(), kv.clone(), &settings.orders);
         let signins = SignIns::new(kv.clone());
+        let console = Console::new(db.clone(), kv.clone(), lifecycle.window());
         Self {
             settings: settings.clone(),
             db,
@@ -100,6 +103,7 @@ impl Services {
             feed,
             signins,
             lifecycle,
+            console,
             visits: Arc::new(Mutex::new(Some(visits))),
         }
     }

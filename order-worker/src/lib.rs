@@ -3,7 +3,7 @@
 //! (`cityhub_platform::jobs::Jobs`) and each in its own file under
 //! [`jobs`]: the order consumer, the outbox relay, the close job, the
 //! stock-release consumer, the reconciler, the shop Bloom filter check, the
-//! follow consumer and the follow count correction. Its metrics and health are on
+//! follow consumer, the follow count correction and the presence beat. Its metrics and health are on
 //! its own ops listener (`worker.metrics_addr`).
 
 // The RocketMQ client's consumer type (built with its admin API) is deep
@@ -77,6 +77,8 @@ impl Worker {
         jobs.spawn(refunds::RefundJob::new(services)?);
         jobs.spawn(follow_counts::CountJob::new(settings, db, kv));
         jobs.spawn(shop_bloom::BloomJob::new(services));
+        let health = jobs.health();
+        jobs.spawn(presence::PresenceJob::new(settings, services.kv.clone(), health));
         Ok(Self { jobs })
     }
 

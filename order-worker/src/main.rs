@@ -5,8 +5,16 @@ use anyhow::Context;
 use cityhub_core::config::Settings;
 use cityhub_platform::mq::runtime::MqRuntime;
 
+/// CityHub's worker: the order consumer and every background job. Settings come from `config/cityhub.toml` and `CITYHUB__*`
+/// variables (docs/TUNING.md), not from arguments.
+#[derive(clap::Parser)]
+#[command(name = "cityhub-order-worker", version)]
+struct Args {}
+
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
+    // `--help` and `--version` answer and exit before anything starts.
+    let Args {} = clap::Parser::parse();
     let settings = Settings::load().context("load settings")?;
     cityhub_platform::telemetry::init(&settings.log);
     let mq = MqRuntime::new("worker").context("start mq runtime")?;

@@ -67,7 +67,7 @@ impl Health {
         } else {
             down.insert(job);
         }
-        metrics::gauge!(m::JOB_UP, "job" => job).set(if up { 1.0 } else { 0.0 });
+        metrics::gauge!(m::JOB_UP, "task" => job).set(if up { 1.0 } else { 0.0 });
     }
 }
 
@@ -123,7 +123,7 @@ impl Jobs {
         let (stop, fatal, health, running) =
             (self.stop.clone(), self.fatal.clone(), self.health.clone(), Arc::clone(&self.running));
         let Restarts { first, max } = self.restarts;
-        metrics::counter!(m::JOB_EXITS, "job" => J::NAME).increment(0);
+        metrics::counter!(m::JOB_EXITS, "task" => J::NAME).increment(0);
         running.lock().expect("jobs lock").insert(J::NAME);
         self.set.spawn(async move {
             let mut backoff = Backoff::new(first, max.max(first));
@@ -144,7 +144,7 @@ impl Jobs {
                     Err(err) => format!("panicked: {err}"),
                 };
                 health.set(J::NAME, false);
-                metrics::counter!(m::JOB_EXITS, "job" => J::NAME).increment(1);
+                metrics::counter!(m::JOB_EXITS, "task" => J::NAME).increment(1);
                 match J::ON_EXIT {
                     OnExit::Restart => {
                         tracing::error!(job = J::NAME, %why, "job ended before shutdown; starting it again");
@@ -201,12 +201,36 @@ impl Jobs {
     }
 }
 
-/// Runs `tick` every `period` on a tokio-cron-scheduler scheduler until
+/// When a periodic job ticks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Schedule {
+    /// Every period, from the start.
+    Every(Duration),
+    /// On a cron expression with seconds (`sec min hour day-of-month month
+    /// day-of-week`), in UTC.
+    Cron(String),
+}
+
+/// Whether the scheduler takes `expr` as a cron expression.
+pub fn check_cron(expr: &str) -> Result<(), String> {
+    tokio_cron_scheduler::Job::new_async(expr, |_, _| Box::pin(async {})).map(|_| ()).map_err(|e| e.to_string())
+}
+
+/// Runs `tick` every `period`; see [`scheduled`].
+pub async fn every<F, Fut>(period: Duration, stop: CancellationToken, tick: F) -> anyhow::Result<()>
+where
+    F: Fn() -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = ()> + Send + 'static,
+{
+    scheduled(Schedule::Every(period), stop, tick).await
+}
+
+/// Runs `tick` on `schedule` on a tokio-cron-scheduler scheduler until
 /// `stop`; then waits for a tick in flight. A tick still running when the
 /// next is due makes that one skip, so ticks of one job never overlap in a
 /// process (several processes may still tick at once; the job's own
 /// guards must allow that).
-pub async fn every<F, Fut>(period: Duration, stop: CancellationToken, tick: F) -> anyhow::Result<()>
+pub async fn scheduled<F, Fut>(schedule: Schedule, stop: CancellationToken, tick: F) -> anyhow::Result<()>
 where
     F: Fn() -> Fut + Send + Sync + 'static,
     Fut: Future<Output = ()> + Send + 'static,
@@ -217,9 +241,9 @@ where
     let busy = Arc::new(tokio::sync::Mutex::new(()));
     let tick = Arc::new(tick);
     let span = tracing::Span::current();
-    let job = {
+    let run = {
         let busy = Arc::clone(&busy);
-        Job::new_repeated_async(period, move |_, _| {
+        move |_, _| {
             let (busy, tick) = (Arc::clone(&busy), Arc::clone(&tick));
             Box::pin(
                 async move {
@@ -230,8 +254,12 @@ where
                     tick().await;
                 }
                 .instrument(span.clone()),
-            )
-        })?
+            ) as std::pin::Pin<Box<dyn Future<Output = ()> + Send>>
+        }
+    };
+    let job = match schedule {
+        Schedule::Every(period) => Job::new_repeated_async(period, run)?,
+        Schedule::Cron(expr) => Job::new_async(expr.as_str(), run)?,
     };
     scheduler.add(job).await?;
     scheduler.start().await?;

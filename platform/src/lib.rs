@@ -16,6 +16,8 @@
 //! - [`metrics`], [`telemetry`]: the Prometheus recorder, logging.
 //! - [`ops`]: the ops listener (`/metrics`, `/healthz`) both binaries serve.
 //! - [`jobs`], [`shutdown`]: the job supervisor and the shutdown signal.
+//! - [`presence`]: each instance's beat in Redis, for the operator's list
+//!   of instances and their health.
 //! - [`retry`]: the jittered exponential backoff the retry loops share.
 #![forbid(unsafe_code)]
 
@@ -30,6 +32,7 @@ pub mod mq;
 pub mod ops;
 pub mod outbox;
 pub mod parking;
+pub mod presence;
 pub mod ratelimit;
 pub mod retry;
 pub mod shutdown;

@@ -30,6 +30,7 @@ pub const CONSUMER_LAG: &str = "cityhub_consumer_lag_messages";
 pub const CONSUMER_QUEUES: &str = "cityhub_consumer_queues_held";
 pub const JOB_UP: &str = "cityhub_job_up";
 pub const JOB_EXITS: &str = "cityhub_job_exits_total";
+pub const DEPENDENCY_UP: &str = "cityhub_dependency_up";
 pub const OUTBOX_BACKLOG: &str = "cityhub_outbox_backlog_rows";
 pub const OUTBOX_OLDEST_AGE: &str = "cityhub_outbox_oldest_unpublished_seconds";
 pub const OUTBOX_PUBLISHED: &str = "cityhub_outbox_published_total";
@@ -117,8 +118,12 @@ fn describe() {
         Unit::Count,
         "Messages stored past this instance's consumed offsets, over the queues it holds, by topic and group."
     );
-    describe_gauge!(JOB_UP, "1 while the background job runs, 0 after it ended before shutdown, by job.");
-    describe_counter!(JOB_EXITS, "Background jobs that ended (returned, failed or panicked) before shutdown, by job.");
+    describe_gauge!(JOB_UP, "1 while the background job runs, 0 after it ended before shutdown, by task.");
+    describe_counter!(JOB_EXITS, "Background jobs that ended (returned, failed or panicked) before shutdown, by task.");
+    describe_gauge!(
+        DEPENDENCY_UP,
+        "1 when the dependency answered the last check (every 5 s), 0 when it did not, by dependency: mysql, redis, rocketmq."
+    );
     describe_gauge!(CONSUMER_QUEUES, Unit::Count, "Queues of the topic this instance holds, by topic and group.");
     describe_counter!(CACHE_HITS, "Cache hits by cache and layer (l1: in process, l2: Redis).");
     describe_counter!(CACHE_MISSES, "Cache misses by cache and layer.");

@@ -10,11 +10,13 @@
 //!   shared by the tests and by `cityhub flash-sale`, `chaos` and `bench`.
 //! - [`PrivateRedis`]: a Redis server of one test's own, for failures the
 //!   shared server must never see.
+//! - [`browser`]: headless Chromium over WebDriver, for the console's test.
 //!
 //! Every crate dev-depends on it, the platform's own tests included; the
 //! CLI depends on it for the invariants its commands check.
 #![forbid(unsafe_code)]
 
+pub mod browser;
 pub mod env;
 pub mod fakes;
 pub mod invariants;

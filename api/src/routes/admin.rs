@@ -5,7 +5,8 @@
 
 use axum::extract::{Query, State};
 use axum::Json;
-use cityhub_core::reconcile::{Mode, Reconciler, Report};
+use chrono::{DateTime, Utc};
+use cityhub_core::reconcile::{Difference, Mode, Reconciler, Report};
 use cityhub_core::{OrderId, VoucherId};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -50,11 +51,64 @@ async fn close(
     Ok(Json(ClosedOrder { order_id: id.to_string(), status: status.as_str() }))
 }
 
+/// One difference the reconciler found, and what it did about it.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct DifferenceBody {
+    /// `keys_missing`, `stale_copy`, `unconfirmed_reservation`, `redis_stock`, ...
+    pub kind: &'static str,
+    /// The orders concerned, as strings.
+    pub order_ids: Vec<String>,
+    pub detail: String,
+    /// This run repaired it (or handed it to the worker).
+    pub repaired: bool,
+}
+
+/// A reconciler run: what it read on each side, its verdict and findings.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ReportBody {
+    pub voucher_id: String,
+    pub ran_at: DateTime<Utc>,
+    /// `consistent`, `repaired`, `drift` (an operator must look) or `paused`.
+    pub verdict: &'static str,
+    pub initial_stock: i64,
+    pub db_stock: i64,
+    pub live_orders: i64,
+    /// Null when the voucher's keys were missing.
+    pub redis_stock: Option<i64>,
+    pub live_buyers: i64,
+    /// Reservations younger than the grace period, left alone.
+    pub in_flight: i64,
+    pub differences: Vec<DifferenceBody>,
+}
+
+impl From<Report> for ReportBody {
+    fn from(r: Report) -> Self {
+        let difference = |d: Difference| DifferenceBody {
+            kind: d.kind.label(),
+            order_ids: d.order_ids.iter().map(ToString::to_string).collect(),
+            detail: d.detail,
+            repaired: d.repaired,
+        };
+        Self {
+            voucher_id: r.voucher_id.to_string(),
+            ran_at: r.ran_at,
+            verdict: r.verdict.as_str(),
+            initial_stock: r.initial_stock,
+            db_stock: r.db_stock,
+            live_orders: r.live_orders,
+            redis_stock: r.redis_stock,
+            live_buyers: r.live_buyers,
+            in_flight: r.in_flight,
+            differences: r.differences.into_iter().map(difference).collect(),
+        }
+    }
+}
+
 /// The reconciler's last report for a voucher (scheduled or on demand).
 #[utoipa::path(get, path = "/admin/reconcile/{voucher_id}", tag = "admin", security(("bearer" = [])),
     params(("voucher_id" = u64, Path, minimum = 1, description = "Seckill voucher id")),
     responses(
-        (status = 200, description = "The last report", body = Object),
+        (status = 200, description = "The last report", body = ReportBody),
         (status = 400, description = "Malformed id (`invalid_path`)", body = ErrorBody),
         AuthErrors,
         (status = 403, description = "Not an admin (`forbidden`)", body = ErrorBody),
@@ -64,10 +118,10 @@ async fn last_report(
     _admin: Admin,
     PathId(id): PathId<VoucherId>,
     State(state): State<AppState>,
-) -> Result<Json<Report>, ApiError> {
+) -> Result<Json<ReportBody>, ApiError> {
     Reconciler::last_report(&state.db, id)
         .await?
-        .map(Json)
+        .map(|r| Json(r.into()))
         .ok_or_else(|| ApiError::not_found("report_not_found", "the reconciler has no report for this voucher yet"))
 }
 
@@ -85,7 +139,7 @@ pub struct RunOptions {
 #[utoipa::path(post, path = "/admin/reconcile/{voucher_id}", tag = "admin", security(("bearer" = [])),
     params(("voucher_id" = u64, Path, minimum = 1, description = "Seckill voucher id"), RunOptions),
     responses(
-        (status = 200, description = "The report of this run", body = Object),
+        (status = 200, description = "The report of this run", body = ReportBody),
         (status = 400, description = "Malformed id (`invalid_path`) or query (`invalid_query`)", body = ErrorBody),
         AuthErrors,
         (status = 403, description = "Not an admin (`forbidden`)", body = ErrorBody),
@@ -97,8 +151,8 @@ async fn reconcile_now(
     PathId(id): PathId<VoucherId>,
     options: Result<Query<RunOptions>, axum::extract::rejection::QueryRejection>,
     State(state): State<AppState>,
-) -> Result<Json<Report>, ApiError> {
+) -> Result<Json<ReportBody>, ApiError> {
     let Query(options) = options.map_err(|e| ApiError::bad_request("invalid_query", e.body_text()))?;
     let mode = if options.dry_run.unwrap_or(false) { Mode::DryRun } else { Mode::Repair };
-    Ok(Json(state.reconciler.run_with(id, mode).await?))
+    Ok(Json(state.reconciler.run_with(id, mode).await?.into()))
 }

@@ -53,6 +53,18 @@ const CHECK_TIMEOUT: Duration = Duration::from_secs(2);
     (status = 200, description = "Ready", body = Readiness),
     (status = 503, description = "A dependency does not answer", body = Readiness)))]
 async fn readyz(State(state): State<AppState>) -> (StatusCode, Json<Readiness>) {
+    let checks = check(&state).await;
+    if checks.failing().is_empty() {
+        (StatusCode::OK, Json(Readiness { code: "ready", message: "all dependencies answer".into(), checks }))
+    } else {
+        let message = "a dependency does not answer; see checks".into();
+        (StatusCode::SERVICE_UNAVAILABLE, Json(Readiness { code: "not_ready", message, checks }))
+    }
+}
+
+/// Asks MySQL, Redis and RocketMQ (the order topic's route) at once, each
+/// for at most 2 s.
+pub(crate) async fn check(state: &AppState) -> Checks {
     let mysql = async {
         let ping = sqlx::query("SELECT 1").execute(&state.db);
         matches!(tokio::time::timeout(CHECK_TIMEOUT, ping).await, Ok(Ok(_)))
@@ -61,11 +73,27 @@ async fn readyz(State(state): State<AppState>) -> (StatusCode, Json<Readiness>) 
     let rocketmq =
         cityhub_platform::mq::topic_reachable(state.producer(), &state.settings.mq.order_topic, CHECK_TIMEOUT);
     let (mysql, redis, rocketmq) = tokio::join!(mysql, redis, rocketmq);
-    let checks = Checks { mysql, redis, rocketmq };
-    if mysql && redis && rocketmq {
-        (StatusCode::OK, Json(Readiness { code: "ready", message: "all dependencies answer".into(), checks }))
-    } else {
-        let message = "a dependency does not answer; see checks".into();
-        (StatusCode::SERVICE_UNAVAILABLE, Json(Readiness { code: "not_ready", message, checks }))
+    Checks { mysql, redis, rocketmq }
+}
+
+impl Checks {
+    fn each(&self) -> [(&'static str, bool); 3] {
+        [("mysql", self.mysql), ("redis", self.redis), ("rocketmq", self.rocketmq)]
+    }
+
+    /// The dependencies that did not answer.
+    pub fn failing(&self) -> Vec<String> {
+        self.each().into_iter().filter(|(_, up)| !up).map(|(name, _)| name.to_owned()).collect()
+    }
+
+    /// Sets `cityhub_dependency_up` for each dependency.
+    pub fn record(&self) {
+        for (dependency, up) in self.each() {
+            metrics::gauge!(cityhub_platform::metrics::DEPENDENCY_UP, "dependency" => dependency).set(if up {
+                1.0
+            } else {
+                0.0
+            });
+        }
     }
 }

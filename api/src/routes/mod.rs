@@ -4,7 +4,8 @@
 
 mod admin;
 mod auth;
-mod health;
+mod console;
+pub(crate) mod health;
 mod notes;
 mod orders;
 mod payments;
@@ -33,7 +34,7 @@ use crate::state::AppState;
         (name = "sign-in", description = "Daily sign-in and streaks"),
         (name = "orders", description = "The caller's orders"),
         (name = "payments", description = "Paying orders and the provider's callback"),
-        (name = "admin", description = "Shops, closing orders, reconciling sales"),
+        (name = "admin", description = "The sale console and its figures, closing orders, parked messages, reconciling sales"),
         (name = "operations", description = "Health, readiness, metrics"),
     )
 )]
@@ -63,5 +64,6 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(orders::router())
         .merge(payments::router())
         .merge(admin::router())
+        .merge(console::router())
         .merge(health::router())
 }

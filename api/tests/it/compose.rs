@@ -13,6 +13,9 @@ use serde_yaml::Value;
 /// The database service.
 const DB: &str = "mariadb";
 
+/// The services that run once and exit: no healthcheck, no restart.
+const ONE_SHOT: [&str; 2] = ["cli", "demo"];
+
 fn root(file: &str) -> String {
     std::fs::read_to_string(format!("{}/../{file}", env!("CARGO_MANIFEST_DIR"))).unwrap()
 }
@@ -132,8 +135,19 @@ fn compose_has_the_whole_stack_with_healthchecks_and_ordered_start() {
     let doc = compose();
     let services = doc["services"].as_mapping().unwrap();
     let names: BTreeSet<&str> = services.keys().map(|k| k.as_str().unwrap()).collect();
-    assert_eq!(names, BTreeSet::from(["api", "broker", DB, "namesrv", "redis", "worker"]));
+    assert_eq!(names, BTreeSet::from(["api", "broker", "cli", DB, "demo", "namesrv", "redis", "worker"]));
     let s = &doc["services"];
+    // Long-running services restart unless stopped; the one-shot demo and
+    // the operator's CLI (started by `compose run` only) never do.
+    for name in &names {
+        let expected = if ONE_SHOT.contains(name) { "no" } else { "unless-stopped" };
+        assert_eq!(s[*name]["restart"].as_str(), Some(expected), "{name}'s restart policy");
+    }
+    assert_eq!(s["cli"]["profiles"][0], "tools", "`up` does not start the CLI");
+    assert_eq!(s["demo"]["depends_on"]["api"]["condition"], "service_healthy", "demo data once the API migrated");
+    let demo: Vec<&str> = s["demo"]["command"].as_sequence().unwrap().iter().map(|a| a.as_str().unwrap()).collect();
+    assert_eq!(demo, ["demo", "--once"], "demo data on an empty platform only");
+    let names: BTreeSet<&str> = names.into_iter().filter(|n| !ONE_SHOT.contains(n)).collect();
     assert!(s["redis"]["image"].as_str().unwrap().starts_with("redis:7"));
     assert!(s["namesrv"]["image"].as_str().unwrap().starts_with("apache/rocketmq:"));
     assert_eq!(s["broker"]["image"], s["namesrv"]["image"]);
@@ -159,7 +173,9 @@ fn compose_builds_the_binaries_from_dockerfile_stages() {
         .filter(|l| l.starts_with("FROM "))
         .filter_map(|l| l.split_whitespace().collect::<Vec<_>>().last().copied())
         .collect();
-    for (service, binary) in [("api", "cityhub-api"), ("worker", "cityhub-order-worker")] {
+    for (service, binary) in
+        [("api", "cityhub-api"), ("worker", "cityhub-order-worker"), ("demo", "cityhub"), ("cli", "cityhub")]
+    {
         let target = doc["services"][service]["build"]["target"].as_str().unwrap();
         assert!(stages.contains(target), "{service} builds missing stage {target}");
         let stage = dockerfile.split(&format!(" AS {target}\n")).nth(1).unwrap();
@@ -174,7 +190,7 @@ fn compose_builds_the_binaries_from_dockerfile_stages() {
 fn compose_environment_is_exactly_what_the_binaries_accept() {
     let doc = compose();
     let s = &doc["services"];
-    for service in ["api", "worker"] {
+    for service in ["api", "worker", "demo", "cli"] {
         let env = env_of(&s[service]);
         assert!(env.keys().all(|k| k.starts_with("CITYHUB__")), "{service}: {env:?}");
         // Every variable must be a setting the binaries know, with a valid value.
@@ -186,6 +202,7 @@ fn compose_environment_is_exactly_what_the_binaries_accept() {
         assert_eq!(settings.payments.callback_secret.expose(), placeholder(secret));
     }
     let api = settings_of(&s["api"]);
+    assert!(!api.auth.log_codes, "login codes are logged only when CITYHUB_LOG_CODES=true is set");
     assert!(api.http.addr.starts_with("0.0.0.0:"), "the API listens beyond its container");
     assert!(api.http.metrics_addr.starts_with("0.0.0.0:"), "the API's ops listener is reachable for scraping");
     let worker = settings_of(&s["worker"]);
@@ -247,7 +264,7 @@ fn compose_redis_requires_a_password_and_the_platform_logs_in_with_it() {
         rules.iter().copied().skip_while(|r| *r != "-@dangerous").filter(|r| r.starts_with('+')).collect();
     assert_eq!(allowed_again, ["+info"], "{rules:?}");
 
-    for service in ["api", "worker"] {
+    for service in ["api", "worker", "demo", "cli"] {
         let raw = raw_env(&s[service]);
         let url = &raw["CITYHUB__REDIS__URL"];
         let (user, secret) = credentials(url).unwrap_or_else(|| panic!("{service}: no credentials in {url}"));
@@ -271,7 +288,7 @@ fn compose_database_user_is_not_root_and_has_only_the_grants_it_needs() {
     assert_ne!(user, "root");
     assert_eq!(db["MARIADB_ROOT_HOST"], "localhost", "root logs in from inside its container only");
     let password = required_var(&db["MARIADB_PASSWORD"]).expect("the user's password comes from a required variable");
-    for service in ["api", "worker"] {
+    for service in ["api", "worker", "demo", "cli"] {
         let raw = raw_env(&s[service]);
         let url = &raw["CITYHUB__DATABASE__URL"];
         let (url_user, secret) = credentials(url).unwrap_or_else(|| panic!("{service}: no credentials in {url}"));
@@ -335,9 +352,29 @@ fn compose_database_is_mariadb_and_migrations_also_run_on_mysql() {
         let sql = std::fs::read_to_string(&path).unwrap().to_uppercase();
         let code: Vec<&str> = sql.lines().map(|l| l.split("--").next().unwrap_or_default()).collect();
         let code = code.join("\n");
-        let mut words = code.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'));
-        // MariaDB's name for a stored generated column; MySQL 8 knows STORED only (as does MariaDB).
-        assert!(!words.any(|w| w == "PERSISTENT"), "{}: PERSISTENT is MariaDB-only, write STORED", path.display());
+        let words: Vec<&str> =
+            code.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).filter(|w| !w.is_empty()).collect();
+        for (i, word) in words.iter().enumerate() {
+            let next = |n: usize| words.get(i + n).copied().unwrap_or_default();
+            let refused = match *word {
+                // MariaDB's name for a stored generated column; both know STORED.
+                "PERSISTENT" => Some("PERSISTENT: write STORED"),
+                // MariaDB-only statements and types.
+                "SEQUENCE" | "RETURNING" | "INET4" | "INET6" => Some("a MariaDB-only statement or type"),
+                "CREATE" if next(1) == "OR" && next(2) == "REPLACE" && next(3) == "TABLE" => {
+                    Some("CREATE OR REPLACE TABLE")
+                }
+                // MySQL 8 has no IF [NOT] EXISTS on columns, keys and constraints.
+                "ADD" | "DROP" | "MODIFY" | "CHANGE"
+                    if ["COLUMN", "KEY", "INDEX", "CONSTRAINT", "UNIQUE"].contains(&next(1))
+                        && (next(2) == "IF" || next(3) == "IF") =>
+                {
+                    Some("IF [NOT] EXISTS on a column, key or constraint")
+                }
+                _ => None,
+            };
+            assert!(refused.is_none(), "{}: {} is MariaDB-only", path.display(), refused.unwrap());
+        }
         checked += 1;
     }
     assert!(checked > 0, "no migration found");

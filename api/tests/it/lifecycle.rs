@@ -65,7 +65,7 @@ async fn an_unpaid_order_past_its_timeout_reads_closed_and_cannot_be_paid() {
     let app = TestApp::spawn_with(Options { worker: true }, |s| {
         s.payments.callback_url = "http://127.0.0.1:9/".into();
         s.orders.payment_timeout_secs = Duration::from_secs(1);
-        s.orders.close_every_secs = Duration::from_secs(3600);
+        s.orders.close_cron = "0 0 0 1 1 *".into(); // not during the test
     })
     .await;
     let voucher = app.on_sale(5).await;
@@ -139,7 +139,7 @@ async fn an_order_stored_late_keeps_its_whole_payment_window() {
     let mut app = TestApp::spawn_with(Options { worker: false }, |s| {
         s.payments.callback_url = "http://127.0.0.1:9/".into();
         s.orders.payment_timeout_secs = Duration::from_secs(4);
-        s.orders.close_every_secs = Duration::from_secs(1);
+        s.orders.close_cron = "* * * * * *".into();
     })
     .await;
     let voucher = app.on_sale(5).await;

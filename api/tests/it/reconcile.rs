@@ -57,7 +57,7 @@ async fn a_reservation_left_without_a_message_becomes_an_order_after_one_run_pas
     let report = reconcile(&app, voucher).await;
     assert_eq!(report["verdict"], "repaired", "{report}");
     assert_eq!(report["differences"][0]["kind"], "unconfirmed_reservation");
-    assert_eq!(report["differences"][0]["order_ids"][0], order.get());
+    assert_eq!(report["differences"][0]["order_ids"][0], order.to_string());
     assert_eq!(app.wait_for_orders(voucher, 1, Duration::from_secs(30)).await, 1);
     assert_eq!(app.order_status(order).await.as_deref(), Some("unpaid"));
     app.assert_stock_agrees(voucher).await;

@@ -115,7 +115,7 @@ async fn a_losing_payment_whose_refund_fails_is_not_answered_duplicate_until_ref
         s.payments.provider_refund_failures = 1;
         s.payments.refund_retry_secs = Duration::from_secs(3600);
         s.orders.payment_timeout_secs = Duration::from_secs(1);
-        s.orders.close_every_secs = Duration::from_secs(3600);
+        s.orders.close_cron = "0 0 0 1 1 *".into(); // not during the test
     })
     .await;
     let voucher = app.on_sale(5).await;

@@ -54,34 +54,37 @@ use stages::Stages;
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct Args {
-    #[arg(long, default_value_t = 3)]
+    /// Rounds; each figure is reported as the median of its rounds, with its range.
+    #[arg(long, default_value_t = 3, value_parser = crate::positive::<usize>())]
     pub rounds: usize,
     /// Seconds each P1 stampede (wrk) lasts.
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, value_parser = crate::positive::<u64>())]
     pub p1_seconds: u64,
     /// Seconds each P3 run (the shop read, then the trivial route) lasts.
-    #[arg(long, default_value_t = 5)]
+    #[arg(long, default_value_t = 5, value_parser = crate::positive::<u64>())]
     pub p3_seconds: u64,
     /// Distinct users in P1.
-    #[arg(long, default_value_t = 5_000)]
+    #[arg(long, default_value_t = 5_000, value_parser = crate::positive::<usize>())]
     pub p1_users: usize,
     /// Connections (requests in flight) for P1 and for redis-benchmark.
-    #[arg(long, default_value_t = 50)]
+    #[arg(long, default_value_t = 50, value_parser = crate::positive::<usize>())]
     pub connections: usize,
     /// Orders (= users = stock) in each P2 and P4 run.
-    #[arg(long, default_value_t = 20_000)]
+    #[arg(long, default_value_t = 20_000, value_parser = crate::positive::<usize>())]
     pub orders: usize,
     /// Requests in flight for P2 and P4.
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, default_value_t = 100, value_parser = crate::positive::<usize>())]
     pub accepted_concurrency: usize,
     /// Followings (all mutual) of the P6 user.
-    #[arg(long, default_value_t = 1_000)]
+    #[arg(long, default_value_t = 1_000, value_parser = crate::positive::<usize>())]
     pub p6_followings: usize,
     /// EVALSHA calls per redis-benchmark run.
-    #[arg(long, default_value_t = 200_000)]
+    #[arg(long, default_value_t = 200_000, value_parser = crate::positive::<usize>())]
     pub evalsha_calls: usize,
+    /// The report to write.
     #[arg(long, default_value = "BENCHMARKS.md")]
     pub out: PathBuf,
+    /// The figures as JSON, beside the report.
     #[arg(long, default_value = "BENCHMARKS.json")]
     pub json: PathBuf,
     /// Where the API and worker logs go.

@@ -177,20 +177,20 @@ pub struct Plan {
     #[arg(long = "scenario", value_enum)]
     pub scenarios: Vec<Scenario>,
     /// Distinct shoppers per sale.
-    #[arg(long, default_value_t = 5000)]
+    #[arg(long, default_value_t = 5000, value_parser = crate::positive::<usize>())]
     pub users: usize,
     /// Requests per sale (request i is made by user i mod users); a sale
     /// goes on past them until its faults are over.
-    #[arg(long, default_value_t = 50_000)]
+    #[arg(long, default_value_t = 50_000, value_parser = crate::positive::<usize>())]
     pub requests: usize,
     /// Units for sale.
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = 1000, value_parser = crate::positive::<u32>())]
     pub stock: u32,
     /// Requests sent per second.
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = 1000, value_parser = crate::positive::<u32>())]
     pub rate: u32,
     /// Requests in flight at most.
-    #[arg(long, default_value_t = 200)]
+    #[arg(long, default_value_t = 200, value_parser = crate::positive::<usize>())]
     pub concurrency: usize,
     /// How long the worker stays dead, seconds.
     #[arg(long, default_value_t = 3)]
@@ -209,7 +209,7 @@ pub struct Plan {
     pub api_down_secs: u64,
     /// Longest wait for the sale to be whole again after a fault, and for
     /// the drain after the stampede, seconds.
-    #[arg(long, default_value_t = 180)]
+    #[arg(long, default_value_t = 180, value_parser = crate::positive::<u64>())]
     pub recover_timeout_secs: u64,
     /// Keep each lab's folder (data and logs of every process) and print where.
     #[arg(long)]

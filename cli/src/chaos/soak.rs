@@ -131,7 +131,7 @@ pub async fn run(base: &Settings, minutes: u64, rate: u32) -> anyhow::Result<Soa
     let lab = Lab::start(&dir).await?;
     let mut settings = super::lab_settings(&lab, base);
     settings.orders.payment_timeout_secs = Duration::from_secs(60);
-    settings.orders.close_every_secs = Duration::from_secs(10);
+    settings.orders.close_cron = "*/10 * * * * *".into();
     let platform = Platform::start(settings.clone(), &dir.join("logs")).await?;
     let result = soak(&settings, &platform, minutes, rate).await;
     platform.stop().await?;

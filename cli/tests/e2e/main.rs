@@ -7,6 +7,7 @@ mod bench;
 mod chaos;
 mod flash_sale;
 mod jmeter;
+mod ops;
 mod parked;
 mod shards;
 mod simulate;

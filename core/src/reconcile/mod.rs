@@ -93,6 +93,8 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    pub const ALL: [Verdict; 4] = [Verdict::Consistent, Verdict::Repaired, Verdict::Drift, Verdict::Paused];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Verdict::Consistent => "consistent",

@@ -12,6 +12,7 @@ pub mod follow_events;
 pub mod order_close;
 pub mod orders;
 pub mod outbox_relay;
+pub mod presence;
 pub mod reconciler;
 pub mod refunds;
 pub mod shop_bloom;

@@ -1,4 +1,4 @@
-//! The close job: every `orders.close_every_secs` (tokio-cron-scheduler),
+//! The close job: on the cron schedule `orders.close_cron` (tokio-cron-scheduler),
 //! closes unpaid orders past their payment window, oldest first, in batches
 //! of `orders.close_batch` read by the `(status, stored_at)` index.
 //!
@@ -10,12 +10,11 @@
 
 use std::future::Future;
 use std::sync::Arc;
-use std::time::Duration;
 
 use cityhub_core::orders::lifecycle::{Lifecycle, Move, Moved};
 use cityhub_core::orders::OrderError;
 use cityhub_core::Services;
-use cityhub_platform::jobs::{every, Job, OnExit};
+use cityhub_platform::jobs::{scheduled, Job, OnExit, Schedule};
 use tokio_util::sync::CancellationToken;
 
 /// The close job's state. Clone freely.
@@ -23,14 +22,18 @@ use tokio_util::sync::CancellationToken;
 pub struct CloseJob {
     lifecycle: Lifecycle,
     batch: u32,
-    every: Duration,
+    schedule: Schedule,
 }
 
 impl CloseJob {
     pub fn new(services: &Services) -> Self {
         let orders = &services.settings.orders;
         metrics::counter!(cityhub_core::metrics::ORDERS_CLOSED, "reason" => "expired").increment(0);
-        Self { lifecycle: services.lifecycle.clone(), batch: orders.close_batch, every: orders.close_every_secs }
+        Self {
+            lifecycle: services.lifecycle.clone(),
+            batch: orders.close_batch,
+            schedule: Schedule::Cron(orders.close_cron.clone()),
+        }
     }
 
     /// One sweep: batch after batch until the expired orders run out (or a
@@ -65,7 +68,7 @@ impl Job for CloseJob {
 
     /// Sweeps on schedule until `stop`.
     fn run(self: Arc<Self>, stop: CancellationToken) -> impl Future<Output = anyhow::Result<()>> + Send {
-        every(self.every, stop, move || {
+        scheduled(self.schedule.clone(), stop, move || {
             let job = Arc::clone(&self);
             async move {
                 if let Err(err) = job.sweep().await {

@@ -8,7 +8,7 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use cityhub_core::reconcile::Reconciler;
+use cityhub_core::reconcile::{Kind, Reconciler, Verdict};
 use cityhub_core::{Sale, Services, VoucherId};
 use cityhub_platform::jobs::{self, Job, OnExit};
 use cityhub_platform::mq::ClientRuntime;
@@ -26,6 +26,14 @@ impl ReconcileJob {
         let settings = &services.settings;
         let group = format!("{}_reconciler", settings.mq.order_consumer_group);
         let reconciler = services.reconciler(mq, &group).await?;
+        // Every verdict's series exists from the start, so an alert on its
+        // increase sees the first one.
+        for verdict in Verdict::ALL {
+            metrics::counter!(cityhub_core::metrics::RECONCILER_RUNS, "verdict" => verdict.as_str()).increment(0);
+        }
+        for kind in Kind::ALL {
+            metrics::counter!(cityhub_core::metrics::RECONCILER_REPAIRS, "kind" => kind.label()).increment(0);
+        }
         Ok(Self { reconciler: Arc::new(reconciler), every: settings.reconcile.every_secs })
     }
 }

@@ -7,7 +7,6 @@
 //! under way is the `cityhub_refunds_pending` gauge (alert when it stays
 //! above zero).
 
-use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -48,15 +47,19 @@ impl Job for RefundJob {
     const NAME: &'static str = "refunds";
     const ON_EXIT: OnExit = OnExit::Restart;
 
-    /// Runs rounds on schedule until `stop`.
-    fn run(self: Arc<Self>, stop: CancellationToken) -> impl Future<Output = anyhow::Result<()>> + Send {
-        every(self.every, stop, move || {
+    /// Runs a round at once (so the pending gauge is known from the
+    /// start), then on schedule until `stop`.
+    async fn run(self: Arc<Self>, stop: CancellationToken) -> anyhow::Result<()> {
+        let period = self.every;
+        let tick = move || {
             let job = Arc::clone(&self);
             async move {
                 if let Err(err) = job.round().await {
                     tracing::warn!(error = %err, "refund round failed; the next one retries");
                 }
             }
-        })
+        };
+        tick().await;
+        every(period, stop, tick).await
     }
 }

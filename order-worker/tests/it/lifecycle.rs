@@ -32,7 +32,7 @@ async fn two_close_sweeps_at_once_close_each_expired_unpaid_order_once_and_a_rel
     // Batches of 3, so a sweep reads several; the scheduled sweep stays out of the way.
     let h = Harness::start(true, |s| {
         s.orders.close_batch = 3;
-        s.orders.close_every_secs = std::time::Duration::from_secs(3600);
+        s.orders.close_cron = "0 0 0 1 1 *".into(); // not during the test
     })
     .await;
     let s = h.env.settings.clone();

@@ -49,3 +49,22 @@ pub async fn enqueue<T: Serialize>(
         .last_insert_id();
     Ok(id)
 }
+
+/// Events committed and not published yet.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Backlog {
+    pub rows: i64,
+    /// Age of the oldest one, seconds (0 with no backlog).
+    pub oldest_secs: f64,
+}
+
+/// The backlog now: one indexed count of the unpublished rows.
+pub async fn backlog(db: &sqlx::MySqlPool) -> Result<Backlog, sqlx::Error> {
+    let (rows, age): (i64, Option<f64>) = sqlx::query_as(
+        "SELECT COUNT(*), CAST(TIMESTAMPDIFF(MICROSECOND, MIN(created_at), CURRENT_TIMESTAMP(3)) AS DOUBLE) / 1e6 \
+         FROM outbox WHERE published_at IS NULL",
+    )
+    .fetch_one(db)
+    .await?;
+    Ok(Backlog { rows, oldest_secs: age.unwrap_or(0.0).max(0.0) })
+}

@@ -220,17 +220,13 @@ impl Relay {
         Ok(deleted)
     }
 
-    /// Samples the backlog and the age of the oldest unpublished row.
-    pub async fn sample(&self) -> Result<(i64, f64), sqlx::Error> {
-        let (backlog, age): (i64, Option<f64>) = sqlx::query_as(
-            "SELECT COUNT(*), CAST(TIMESTAMPDIFF(MICROSECOND, MIN(created_at), CURRENT_TIMESTAMP(3)) AS DOUBLE) / 1e6 \
-             FROM outbox WHERE published_at IS NULL",
-        )
-        .fetch_one(&self.db)
-        .await?;
-        metrics::gauge!(m::OUTBOX_BACKLOG).set(backlog as f64);
-        metrics::gauge!(m::OUTBOX_OLDEST_AGE).set(age.unwrap_or(0.0));
-        Ok((backlog, age.unwrap_or(0.0)))
+    /// Samples the backlog and the age of the oldest unpublished row into
+    /// their gauges.
+    pub async fn sample(&self) -> Result<super::Backlog, sqlx::Error> {
+        let backlog = super::backlog(&self.db).await?;
+        metrics::gauge!(m::OUTBOX_BACKLOG).set(backlog.rows as f64);
+        metrics::gauge!(m::OUTBOX_OLDEST_AGE).set(backlog.oldest_secs);
+        Ok(backlog)
     }
 
     /// Relays until `stop`: a full round goes again at once, otherwise waits

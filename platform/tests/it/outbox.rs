@@ -101,7 +101,7 @@ async fn committed_events_are_published_in_key_order_on_one_queue_and_rolled_bac
     }
     assert_eq!(published, committed.len(), "rounds of 7 published every committed event once");
     assert_eq!(relay.run_once().await.unwrap(), Default::default(), "nothing is left to publish");
-    assert_eq!(relay.sample().await.unwrap().0, 0, "no backlog");
+    assert_eq!(relay.sample().await.unwrap().rows, 0, "no backlog");
 
     let (consumer, seen) = consume(&h, &topic).await;
     assert!(eventually(DRAIN, || async { seen.0.lock().unwrap().len() >= committed.len() }).await);
