@@ -8,7 +8,13 @@
 //! cleanly takes its own entry away.
 //!
 //! One hash, `<prefix>presence` (instance id → its last [`Beat`], JSON):
-//! a beat is one `HSET`, the whole list one `HGETALL`, on a cluster too.
+//! a beat is one `HSET` (with the hash's expiry pushed to [`FORGET_AFTER`],
+//! in the same round trip), the whole list one `HGETALL`, on a cluster too.
+//! Entries past [`FORGET_AFTER`] are dropped by every reader and by each
+//! instance every [`PRUNE_EVERY`] beats, so crashed instances do not pile
+//! up when no one reads the list. Ages are judged on the clocks of the
+//! hosts (kept in step by NTP): one more than [`STALE_AFTER`] off would
+//! show its instances as missing.
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -26,6 +32,8 @@ pub const BEAT_EVERY: Duration = Duration::from_secs(5);
 pub const STALE_AFTER: Duration = Duration::from_secs(15);
 /// An instance silent this long is dropped from the list.
 pub const FORGET_AFTER: Duration = Duration::from_secs(600);
+/// Every this many beats an instance drops the entries past [`FORGET_AFTER`].
+pub const PRUNE_EVERY: u32 = 12;
 
 /// What an instance says of itself in each beat.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -126,10 +134,14 @@ fn key(kv: &Kv) -> String {
     kv.keys.key(format_args!("presence"))
 }
 
-/// Writes one beat of `me` with `status`.
+/// Writes one beat of `me` with `status`; the list expires
+/// [`FORGET_AFTER`] after the last beat of any instance.
 pub async fn announce(kv: &Kv, me: &Identity, status: Status) -> redis::RedisResult<()> {
     let beat = serde_json::to_string(&me.beat(status)).expect("a beat serializes");
-    kv.conn().hset::<_, _, _, ()>(key(kv), &me.id, beat).await
+    let key = key(kv);
+    let mut pipe = redis::pipe();
+    pipe.hset(&key, &me.id, beat).ignore().pexpire(&key, FORGET_AFTER.as_millis() as i64).ignore();
+    pipe.query_async::<()>(&mut kv.conn()).await
 }
 
 /// Takes `me` out of the list.
@@ -147,7 +159,7 @@ where
 {
     let mut ticks = tokio::time::interval(BEAT_EVERY);
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
+    for beat in 1u32.. {
         tokio::select! {
             () = stop.cancelled() => break,
             _ = ticks.tick() => {
@@ -157,6 +169,11 @@ where
                 };
                 if let Err(err) = announce(&kv, &me, status).await {
                     tracing::debug!(error = %err, "presence beat not written");
+                }
+                if beat % PRUNE_EVERY == 0 {
+                    if let Err(err) = list(&kv).await {
+                        tracing::debug!(error = %err, "presence list not pruned");
+                    }
                 }
             }
         }

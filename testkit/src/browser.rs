@@ -1,9 +1,12 @@
 //! A real browser for tests: Debian's headless Chromium driven by its
 //! ChromeDriver over the W3C WebDriver protocol (JSON over HTTP, spoken
 //! here with reqwest, so no WebDriver crate is needed). Each [`Browser`]
-//! starts a ChromeDriver of its own on a free port and one session; both
-//! end when it is dropped.
+//! starts a ChromeDriver of its own, in a process group of its own, on a
+//! free port, and one session. [`Browser::close`] ends the session (and its
+//! Chromium) cleanly; dropping it kills the whole group, Chromium included,
+//! so a failed test leaves no browser behind.
 
+use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -41,6 +44,7 @@ impl Browser {
         let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
         let driver = Command::new(CHROMEDRIVER)
             .arg(format!("--port={port}"))
+            .process_group(0)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -168,10 +172,19 @@ impl Browser {
     }
 }
 
+impl Browser {
+    /// Ends the session (Chromium quits), then the driver.
+    pub async fn close(self) {
+        if !self.session.is_empty() {
+            let _ = self.session(reqwest::Method::DELETE, "", None).await;
+        }
+    }
+}
+
 impl Drop for Browser {
     fn drop(&mut self) {
-        // The session ends with its driver: ChromeDriver takes its Chromium down.
-        let _ = self.driver.kill();
+        // The driver's whole group: Chromium and its helpers too.
+        let _ = Command::new("kill").args(["-KILL", "--", &format!("-{}", self.driver.id())]).status();
         let _ = self.driver.wait();
     }
 }

@@ -135,13 +135,14 @@ pub struct SaleBody {
     pub sale: SaleSummary,
     /// Units left in Redis over every bucket; null while a bucket has no keys.
     pub redis_stock: Option<i64>,
-    /// Units Redis handed out under a 202 and did not get back (initial
-    /// stock less Redis stock); null while a bucket has no keys.
+    /// Units Redis holds for buyers, each under a 202 (initial stock less
+    /// Redis stock; a closed order's unit comes back); null while a bucket
+    /// has no keys.
     pub accepted: Option<i64>,
     /// Orders stored in MySQL that hold a unit (unpaid and paid).
     pub stored: i64,
-    /// Accepted and not stored yet (in the API's batch, on the broker, in
-    /// the worker): 0 once the sale has drained.
+    /// `accepted` less `stored`: orders on their way to MySQL plus releases
+    /// of closed orders on their way back to Redis; 0 once both drained.
     pub in_flight: Option<i64>,
     pub orders: OrderCountsBody,
 }

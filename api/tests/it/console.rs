@@ -140,25 +140,33 @@ async fn an_admin_runs_watches_and_closes_a_sale_from_the_console_and_every_figu
     let accepted = crate::app::accepted(&users, &answers);
     assert_eq!(accepted.len(), 5);
     let figures = browser
-        .until(FIGURES, Duration::from_secs(30), |v| v["drain"] == "stored = accepted" && v["stored"] == 5)
+        .until(FIGURES, Duration::from_secs(45), |v| v["drain"] == "stored = accepted" && v["stored"] == 5)
         .await
         .unwrap();
     assert_eq!(figures["drain"], "stored = accepted", "{figures}");
-    let figures = page_agrees(&app, &browser, voucher, Duration::from_secs(15)).await;
+    let figures = page_agrees(&app, &browser, voucher, Duration::from_secs(30)).await;
     assert_eq!((figures["accepted"].as_i64(), figures["stored"].as_i64()), (Some(5), Some(5)));
     app.assert_invariants(voucher, &accepted).await;
 
     // The instances: this API with its five 202s and this worker with its
-    // five orders stored, both up (their beats come every 5 s).
-    let expected = [("api", "accepted 5"), ("worker", "stored 5")];
+    // five orders stored, both up (their beats come every 5 s). Each row is
+    // read cell by cell: kind, instance, state, figures, last beat.
+    let rows_script = "return [...document.querySelectorAll('#instances tr')]
+        .map(r => [...r.cells].map(c => c.textContent));";
+    let expected = [("api", "accepted 5"), ("worker", "order_lag 0, stored 5")];
     let shows = |v: &Value| {
-        let rows: Vec<&str> = v.as_array().unwrap().iter().filter_map(Value::as_str).collect();
-        expected
+        let rows: Vec<Vec<&str>> = v
+            .as_array()
+            .unwrap()
             .iter()
-            .all(|(kind, figure)| rows.iter().any(|r| r.starts_with(kind) && r.contains("up") && r.contains(figure)))
+            .map(|r| r.as_array().unwrap().iter().filter_map(Value::as_str).collect())
+            .collect();
+        rows.len() == 2
+            && expected.iter().all(|(kind, figures)| {
+                rows.iter().any(|r| r.len() == 5 && r[0] == *kind && r[2] == "up" && r[3] == *figures)
+            })
     };
-    let rows_script = "return [...document.querySelectorAll('#instances tr')].map(r => r.textContent);";
-    let instances = browser.until(rows_script, Duration::from_secs(20), shows).await.unwrap();
+    let instances = browser.until(rows_script, Duration::from_secs(45), shows).await.unwrap();
     assert!(shows(&instances), "{instances}");
 
     // Find a buyer's order by phone and close it from the page.
@@ -179,7 +187,7 @@ async fn an_admin_runs_watches_and_closes_a_sale_from_the_console_and_every_figu
     let figures =
         browser.until(FIGURES, Duration::from_secs(30), |v| v["closed"] == 1 && v["accepted"] == 4).await.unwrap();
     assert_eq!(figures["drain"], "stored = accepted", "{figures}");
-    let figures = page_agrees(&app, &browser, voucher, Duration::from_secs(15)).await;
+    let figures = page_agrees(&app, &browser, voucher, Duration::from_secs(30)).await;
     assert_eq!((figures["stored"].as_i64(), figures["redis_stock"].as_i64()), (Some(4), Some(1)), "{figures}");
 
     let shot = browser.screenshot().await.unwrap();
@@ -187,7 +195,7 @@ async fn an_admin_runs_watches_and_closes_a_sale_from_the_console_and_every_figu
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/artifacts");
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("console.png"), &shot).unwrap();
-    drop(browser);
+    browser.close().await;
     app.shutdown().await;
 }
 
@@ -200,11 +208,19 @@ async fn the_console_routes_answer_admins_only_with_typed_figures() {
     assert!(page.text().await.unwrap().contains("CityHub sale console"));
 
     let (_, shopper) = app.users(1).await.remove(0);
-    for path in ["/admin/sales", "/admin/overview", "/admin/parked", "/admin/orders?id=1"] {
+    for path in ["/admin/sales", "/admin/sales/1", "/admin/overview", "/admin/parked", "/admin/orders?id=1"] {
         let (status, body) = app.get_at(&app.base, path, None).await;
         assert_eq!((status, body["code"].as_str()), (401, Some("unauthorized")), "{path}");
         let (status, body) = app.get_at(&app.base, path, Some(&shopper)).await;
         assert_eq!((status, body["code"].as_str()), (403, Some("forbidden")), "{path}");
+    }
+    for token in [None, Some(shopper.as_str())] {
+        let mut replay = app.http.post(app.url("/admin/parked/1/replay"));
+        if let Some(token) = token {
+            replay = replay.bearer_auth(token);
+        }
+        let status = replay.send().await.unwrap().status().as_u16();
+        assert_eq!(status, if token.is_some() { 403 } else { 401 }, "replay as {token:?}");
     }
 
     let admin = app.admin_token();
@@ -258,8 +274,29 @@ async fn the_console_routes_answer_admins_only_with_typed_figures() {
     let replay = app.http.post(app.url("/admin/parked/424242/replay")).bearer_auth(&admin).send().await.unwrap();
     assert_eq!(replay.status(), 404);
 
+    // A voucher split into 3 buckets: its Redis stock is the sum of theirs,
+    // and unknown (null) while one bucket has no keys.
+    let shop = app.shop().await;
+    let now = chrono::Utc::now();
+    let (status, created) = app
+        .admin_send(
+            reqwest::Method::POST,
+            "/admin/vouchers",
+            &json!({ "shop_id": shop.get(), "title": "split", "pay_value": 100, "actual_value": 100, "stock": 10,
+                     "buckets": 3, "begin_time": now, "end_time": now + chrono::TimeDelta::hours(1) }),
+        )
+        .await;
+    assert_eq!(status, 201, "{created}");
+    let split: VoucherId = created["id"].as_str().unwrap().parse().unwrap();
+    let (_, sale) = app.get_at(&app.base, &format!("/admin/sales/{split}"), Some(&admin)).await;
+    assert_eq!((sale["redis_stock"].as_i64(), sale["buckets"].as_u64()), (Some(10), Some(3)), "{sale}");
+    let last = cityhub_core::Sale { voucher_id: split, bucket: 2 };
+    let _: () = app.kv.conn().del(app.kv.keys.seckill_voucher(last)).await.unwrap();
+    let (_, sale) = app.get_at(&app.base, &format!("/admin/sales/{split}"), Some(&admin)).await;
+    assert!(sale["redis_stock"].is_null() && sale["in_flight"].is_null(), "{sale}");
+
     // This API beats: it is listed as up, with its 202 counted.
-    let listed = crate::app::eventually(Duration::from_secs(15), || async {
+    let listed = crate::app::eventually(Duration::from_secs(45), || async {
         let (_, o) = app.get_at(&app.base, "/admin/overview", Some(&admin)).await;
         o["instances"].as_array().is_some_and(|i| {
             i.iter().any(|i| i["kind"] == "api" && i["state"] == "up" && i["figures"]["accepted"].as_f64() >= Some(1.0))

@@ -11,13 +11,16 @@ use crate::app::{Options, TestApp};
 
 /// Every admin operation of the document (so new ones are covered): 401
 /// without a token or with one that is not valid, 403 with a shopper's.
+/// The one exception is the console's page, `GET /admin/`: it holds no
+/// data, and every figure it shows comes from a guarded route.
 #[tokio::test]
 async fn every_admin_route_answers_401_without_a_valid_token_and_403_to_a_shopper() {
     let app = TestApp::spawn_without_worker().await;
     let (_, shopper) = app.login("13800000090").await;
     let doc = serde_json::to_value(cityhub_api::openapi()).unwrap();
     let mut checked = 0;
-    for (path, item) in doc["paths"].as_object().unwrap().iter().filter(|(p, _)| p.starts_with("/admin/")) {
+    let guarded = |p: &str| p.starts_with("/admin/") && p != "/admin/";
+    for (path, item) in doc["paths"].as_object().unwrap().iter().filter(|(p, _)| guarded(p)) {
         let concrete = path.split('/').map(|s| if s.starts_with('{') { "1" } else { s }).collect::<Vec<_>>().join("/");
         for method in item.as_object().unwrap().keys() {
             let method: reqwest::Method = method.to_uppercase().parse().unwrap();

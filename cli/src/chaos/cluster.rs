@@ -93,7 +93,16 @@ impl ClusterParts {
             parts.start_node(node).await?;
         }
         parts.create_cluster().await?;
-        parts.start_broker_b().await?;
+        // Its ports were free when chosen; a lab starting beside it may take
+        // one of the three before the broker binds them. A first start that
+        // fails is tried again on fresh ports (later restarts keep them).
+        let mut tries = 0;
+        while let Err(err) = parts.start_broker_b().await {
+            tries += 1;
+            anyhow::ensure!(tries < 3, err);
+            eprintln!("the second broker did not start ({err:#}); trying fresh ports");
+            parts.broker_b_port = super::lab::broker_port();
+        }
         Ok(parts)
     }
 
@@ -291,7 +300,8 @@ async fn start_listening(name: &'static str, command: Command, port: u16, log: &
     let started = Instant::now();
     while !port_open(port).await {
         if let Some(status) = process.child.try_wait()? {
-            bail!("{name} exited with {status}; its log ends:\n{}", process.log_tail(30));
+            let errors = super::lab::errors(log);
+            bail!("{name} exited with {status}; its errors:\n{errors}\nits log ends:\n{}", process.log_tail(30));
         }
         if started.elapsed() > Duration::from_secs(60) {
             bail!("{name} did not listen on {port} within 60 s; its log ends:\n{}", process.log_tail(30));

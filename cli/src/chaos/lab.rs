@@ -171,7 +171,7 @@ pub(super) fn write_broker_conf(path: &Path, name: &str, namesrv: u16, port: u16
 }
 
 /// The last lines of `log` that report an error or a failure.
-fn errors(log: &Path) -> String {
+pub(super) fn errors(log: &Path) -> String {
     let text = std::fs::read_to_string(log).unwrap_or_default();
     let found: Vec<&str> = text
         .lines()

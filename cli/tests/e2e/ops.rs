@@ -43,6 +43,51 @@ fn metric_names(text: &str, into: &mut BTreeSet<String>) {
     }
 }
 
+/// What an expression asks of the series it reads.
+struct Asked {
+    /// Each `name{label="value"}` matcher as (name, `label="value"`).
+    matchers: Vec<(String, String)>,
+    /// Each `by (labels)` grouping as (the names in the expression, label).
+    groupings: Vec<(BTreeSet<String>, String)>,
+}
+
+fn asked_labels(expr: &str) -> Asked {
+    let mut names = BTreeSet::new();
+    metric_names(expr, &mut names);
+    let mut matchers = Vec::new();
+    for name in &names {
+        for part in expr.split(&format!("{name}{{")).skip(1) {
+            let inside = part.split('}').next().unwrap();
+            for matcher in inside.split(',').map(str::trim).filter(|m| m.contains("=\"") && !m.contains("=~")) {
+                matchers.push((name.clone(), matcher.to_owned()));
+            }
+        }
+    }
+    let mut groupings = Vec::new();
+    for part in expr.split("by (").skip(1) {
+        // `instance` and `job` are the scrape's own labels, not the binaries'.
+        let labels = part.split(')').next().unwrap().split(',').map(str::trim);
+        for label in labels.filter(|l| !l.is_empty() && !["instance", "job"].contains(l)) {
+            groupings.push((names.clone(), label.to_owned()));
+        }
+    }
+    Asked { matchers, groupings }
+}
+
+/// The queries of the dashboard and the expressions of the alert rules.
+fn expressions() -> Vec<String> {
+    let dashboard: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(ops_dir().join("grafana/cityhub.json")).unwrap()).unwrap();
+    let rules: serde_json::Value =
+        serde_yaml::from_slice(&std::fs::read(ops_dir().join("prometheus/alerts.yml")).unwrap()).unwrap();
+    let panels = dashboard["panels"].as_array().unwrap().iter().flat_map(|p| p["targets"].as_array().unwrap());
+    let rules = rules["groups"][0]["rules"].as_array().unwrap().iter();
+    panels
+        .map(|t| t["expr"].as_str().unwrap().to_owned())
+        .chain(rules.map(|r| r["expr"].as_str().unwrap().to_owned()))
+        .collect()
+}
+
 /// The queries of the dashboard and the expressions of the alert rules.
 fn named_metrics() -> (BTreeSet<String>, BTreeSet<String>) {
     let dashboard: serde_json::Value =
@@ -107,6 +152,22 @@ async fn the_dashboard_and_alerts_name_only_metrics_the_binaries_export_and_oper
     };
     assert!(missing.is_empty(), "named but not exported by the API or the worker: {missing:?}");
     assert!(panels.len() >= 15 && alerts.len() >= 8, "{panels:?} {alerts:?}");
+    // ... and the labels they match on and group by are on those series
+    // (a wrong label gives an empty panel and an alert that never fires).
+    let text = format!("{}{}", scrape(&settings.http.metrics_addr).await, scrape(&settings.worker.metrics_addr).await);
+    let series: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
+    let has =
+        |name: &str, label: &str| series.iter().any(|l| l.split(['{', ' ']).next() == Some(name) && l.contains(label));
+    for expr in expressions() {
+        let Asked { matchers, groupings } = asked_labels(&expr);
+        for (name, matcher) in matchers {
+            assert!(has(&name, &matcher), "no series {name}{{{matcher}}} for {expr:?}");
+        }
+        for (names, label) in groupings {
+            let needle = format!("{label}=\"");
+            assert!(names.iter().any(|n| has(n, &needle)), "no series of {names:?} carries {label} for {expr:?}");
+        }
+    }
 
     // `cityhub order close`: the API closes it (and answers the same again);
     // an unknown order is an error with the API's code.

@@ -6,8 +6,8 @@
 //! compared, never copied from one another.
 //!
 //! - [`Console::sales`] and [`Console::sale`]: the seckill vouchers and one
-//!   sale's Redis stock against MySQL stock, units reserved under a 202
-//!   against orders stored.
+//!   sale's Redis stock against MySQL stock, units Redis holds under a 202
+//!   against the orders stored that hold one.
 //! - [`Console::overview`]: every API and worker instance with its health,
 //!   the order consumers' lag, the outbox backlog and the parked messages.
 //! - [`Console::find_orders`]: an order by id, or a shopper's by phone.
@@ -117,14 +117,17 @@ pub struct SaleFigures {
 }
 
 impl SaleFigures {
-    /// Units Redis handed out under a 202 and did not get back: initial
-    /// stock less Redis stock.
+    /// Units Redis holds for buyers, each under a 202 (initial stock less
+    /// Redis stock): a close or refund gives its unit back, so this counts
+    /// the 202s whose orders still hold their unit.
     pub fn reserved(&self) -> Option<i64> {
         self.redis_stock.map(|left| self.row.initial_stock - left)
     }
 
-    /// Reserved and not stored (yet): in the API's batch, on the broker or
-    /// in the worker; 0 once the sale has drained.
+    /// Reserved less stored: orders on their way to MySQL (in the API's
+    /// batch, on the broker, in the worker), plus releases of closed orders
+    /// on their way back to Redis (outbox, broker, consumer); 0 once both
+    /// have drained.
     pub fn in_flight(&self) -> Option<i64> {
         self.reserved().map(|r| r - self.orders.live())
     }
@@ -205,13 +208,6 @@ impl Console {
         let Some(row) = sqlx::query_as::<_, SaleRow>(&sql).bind(id).fetch_optional(&self.db).await? else {
             return Ok(None);
         };
-        let reads =
-            buckets::sales(id, row.buckets).map(|sale| redis::Cmd::hget(self.kv.keys.seckill_voucher(sale), "stock"));
-        let mut redis_stock = Some(0i64);
-        for value in self.kv.conn().query_each(reads.collect()).await? {
-            let units: Option<i64> = redis::from_redis_value(value).map_err(redis::RedisError::from)?;
-            redis_stock = redis_stock.zip(units).map(|(sum, units)| sum + units);
-        }
         let counts: Vec<(String, i64)> =
             sqlx::query_as("SELECT status, COUNT(*) FROM orders WHERE voucher_id = ? GROUP BY status")
                 .bind(id)
@@ -226,6 +222,15 @@ impl Console {
                 Some(OrderStatus::Refunded) => orders.refunded = n,
                 Some(OrderStatus::Queued) | None => {}
             }
+        }
+        // Redis after MySQL: a reservation stored between the two reads
+        // shows as in flight for a moment, never as a negative.
+        let reads =
+            buckets::sales(id, row.buckets).map(|sale| redis::Cmd::hget(self.kv.keys.seckill_voucher(sale), "stock"));
+        let mut redis_stock = Some(0i64);
+        for value in self.kv.conn().query_each(reads.collect()).await? {
+            let units: Option<i64> = redis::from_redis_value(value).map_err(redis::RedisError::from)?;
+            redis_stock = redis_stock.zip(units).map(|(sum, units)| sum + units);
         }
         Ok(Some(SaleFigures { row, redis_stock, orders }))
     }
