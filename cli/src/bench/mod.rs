@@ -125,6 +125,9 @@ pub struct Round {
     p4_worker_rows_per_s: f64,
     p4_raw_rows_per_s: f64,
     p4_ratio: f64,
+    /// The worker against an empty consumer draining the same number of
+    /// order-sized messages in the same round: the consumer's share of P4.
+    p4b_ratio: f64,
     p5_rss_start_mb: f64,
     p5_rss_end_mb: f64,
     p6_recs_cold_ms: f64,
@@ -387,6 +390,7 @@ async fn one_round(
         p4_worker_rows_per_s: worker_rate,
         p4_raw_rows_per_s: raw_rate,
         p4_ratio: worker_rate / raw_rate,
+        p4b_ratio: worker_rate / drain,
         p5_rss_start_mb: rss_start,
         p5_rss_end_mb: rss_end,
         // P6 is measured after the round, by the caller.

@@ -36,6 +36,7 @@ pub fn median(rounds: &[Round]) -> Round {
         p4_worker_rows_per_s: m(|r| r.p4_worker_rows_per_s),
         p4_raw_rows_per_s: m(|r| r.p4_raw_rows_per_s),
         p4_ratio: m(|r| r.p4_ratio),
+        p4b_ratio: m(|r| r.p4b_ratio),
         p5_rss_start_mb: m(|r| r.p5_rss_start_mb),
         p5_rss_end_mb: m(|r| r.p5_rss_end_mb),
         p6_recs_cold_ms: m(|r| r.p6_recs_cold_ms),
@@ -85,6 +86,10 @@ pub fn write_markdown(path: &std::path::Path, o: &Output) -> anyhow::Result<()> 
         m.p4_worker_rows_per_s, m.p4_raw_rows_per_s, m.p4_ratio
     ));
     md.push_str(&format!(
+        "| P4b worker against an empty consumer | {:.0} rows/s | {:.0} messages/s an empty consumer drains (order-sized, same count) | **{:.2}** | none: shows the consumer's share of P4 |\n",
+        m.p4_worker_rows_per_s, m.p2_stages.drain, m.p4b_ratio
+    ));
+    md.push_str(&format!(
         "| P5 API RSS | peak **{:.1} MB**; {:.1} MB before / {:.1} MB after a P1 stampede | - | - | < 150 MB, flat |\n",
         o.p5_peak_rss_mb, m.p5_rss_start_mb, m.p5_rss_end_mb
     ));
@@ -102,10 +107,10 @@ pub fn write_markdown(path: &std::path::Path, o: &Output) -> anyhow::Result<()> 
          messages/s, an empty consumer draining {:.0} messages/s, a raw multi-row INSERT {:.0} rows/s.\n\n",
         m.p2_stages.evalsha, m.p2_stages.send, m.p2_stages.drain, m.p2_stages.insert
     ));
-    md.push_str("## Rounds\n\n| round | P1 req/s | EVALSHA/s | P1 ratio | P1 limited req/s | limited/P1 | P2 orders/s | P2 limit | P2 ratio | P2 drain s | P3 shop req/s | P3 trivial req/s | P3 ratio | P3 voucher req/s | P3 voucher ratio | P4 worker rows/s | P4 raw rows/s | P4 ratio | RSS MB start/end | P6 computed / cached / ref ms |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    md.push_str("## Rounds\n\n| round | P1 req/s | EVALSHA/s | P1 ratio | P1 limited req/s | limited/P1 | P2 orders/s | P2 limit | P2 ratio | P2 drain s | P3 shop req/s | P3 trivial req/s | P3 ratio | P3 voucher req/s | P3 voucher ratio | P4 worker rows/s | P4 raw rows/s | P4 ratio | P4b ratio | RSS MB start/end | P6 computed / cached / ref ms |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (i, r) in o.rounds.iter().enumerate() {
         md.push_str(&format!(
-            "| {} | {:.0} | {:.0} | {:.2} | {:.0} | {:.2} | {:.0} | {:.0} | {:.2} | {:.2} | {:.0} | {:.0} | {:.2} | {:.0} | {:.2} | {:.0} | {:.0} | {:.2} | {:.1}/{:.1} | {:.1} / {:.2} / {:.2} |\n",
+            "| {} | {:.0} | {:.0} | {:.2} | {:.0} | {:.2} | {:.0} | {:.0} | {:.2} | {:.2} | {:.0} | {:.0} | {:.2} | {:.0} | {:.2} | {:.0} | {:.0} | {:.2} | {:.2} | {:.1}/{:.1} | {:.1} / {:.2} / {:.2} |\n",
             i + 1,
             r.p1_seckill_rps,
             r.p1_evalsha_rps,
@@ -124,6 +129,7 @@ pub fn write_markdown(path: &std::path::Path, o: &Output) -> anyhow::Result<()> 
             r.p4_worker_rows_per_s,
             r.p4_raw_rows_per_s,
             r.p4_ratio,
+            r.p4b_ratio,
             r.p5_rss_start_mb,
             r.p5_rss_end_mb,
             r.p6_recs_cold_ms,

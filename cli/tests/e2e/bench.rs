@@ -47,6 +47,7 @@ async fn the_benchmark_command_runs_at_a_tiny_size_and_writes_its_report() {
         "P2 accepted path",
         "P3 shop read",
         "P4 worker insert rate",
+        "P4b worker against an empty consumer",
         "P5 API RSS",
         "P6 recommendations",
         "Invariants",
@@ -77,6 +78,13 @@ async fn the_benchmark_command_runs_at_a_tiny_size_and_writes_its_report() {
     let limit = 1.0 / rates.iter().map(|r| 1.0 / r).sum::<f64>();
     assert!((median["p2_limit"].as_f64().unwrap() - limit).abs() / limit < 1e-6, "{median}");
     assert!(report.contains("composed stage limit"), "{report}");
+    // P4b: the worker's rows/s over the empty consumer's drain of the same round.
+    let p4b = median["p4_worker_rows_per_s"].as_f64().unwrap() / stages["drain"].as_f64().unwrap();
+    let rounds = data["rounds"].as_array().unwrap();
+    assert!(rounds.iter().all(|r| r["p4b_ratio"].as_f64().is_some_and(|x| x > 0.0)), "{rounds:?}");
+    if rounds.len() == 1 {
+        assert!((median["p4b_ratio"].as_f64().unwrap() - p4b).abs() / p4b < 1e-6, "{median}");
+    }
     let p3 = median["p3_shop_rps"].as_f64().unwrap() / median["p3_trivial_rps"].as_f64().unwrap();
     assert!((median["p3_ratio"].as_f64().unwrap() - p3).abs() < 1e-9, "{median}");
     assert!(data["p5_peak_rss_mb"].as_f64().unwrap() > 1.0);
