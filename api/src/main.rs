@@ -6,6 +6,9 @@ use cityhub_api::AppState;
 use cityhub_core::config::Settings;
 use cityhub_platform::mq::runtime::MqRuntime;
 
+#[global_allocator]
+static ALLOCATOR: cityhub_platform::alloc::Allocator = cityhub_platform::alloc::Allocator;
+
 /// CityHub's HTTP API and its ops listener. Settings come from `config/cityhub.toml` and `CITYHUB__*`
 /// variables (docs/TUNING.md), not from arguments.
 #[derive(clap::Parser)]

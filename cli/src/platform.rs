@@ -337,6 +337,15 @@ pub fn rss_mb(pid: u32, field: &str) -> Option<f64> {
     Some(kb / 1024.0)
 }
 
+/// The heap a binary's allocator says it holds, in MB, from its ops
+/// listener at `metrics_addr` (`cityhub_heap_bytes{state="allocated"}`).
+pub async fn heap_mb(metrics_addr: &str) -> Option<f64> {
+    let text = reqwest::get(format!("http://{metrics_addr}/metrics")).await.ok()?.text().await.ok()?;
+    let bytes =
+        cityhub_platform::metrics::sample(&text, cityhub_platform::metrics::HEAP_BYTES, &[r#"state="allocated""#])?;
+    Some(bytes / (1024.0 * 1024.0))
+}
+
 /// One line about the machine the figures were measured on.
 pub fn machine() -> String {
     let cpu = std::fs::read_to_string("/proc/cpuinfo")

@@ -361,6 +361,9 @@ pub struct WorkerSettings {
     /// Most orders the worker stores in one transaction when consumed
     /// batches queue up (group commit).
     pub combine_max_rows: usize,
+    /// Transactions the worker's order writer runs at once.
+    #[validate(range(min = 1, max = 16))]
+    pub writers: usize,
     /// How long the worker waits for its jobs at shutdown before aborting them.
     #[serde(with = "secs")]
     #[validate(custom(function = "positive"))]

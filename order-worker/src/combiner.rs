@@ -1,20 +1,27 @@
 //! Group commit for order batches. The consumer hands over batches of at
 //! most 32 messages (the broker's pull size), many at once; storing each in
 //! its own transaction makes them queue on the voucher's stock row. The
-//! combiner is the one writer: it takes every batch waiting when it starts a
-//! transaction (up to `max_rows`) and stores them together.
+//! combiner's writers take every batch waiting when they start a transaction
+//! (up to `max_rows`) and store them together.
+//!
+//! It runs `writers` of them (two by default): while one waits for its
+//! commit, the next inserts its rows, and only their stock updates take the
+//! voucher's row in turn (the update comes last, so it is held from there to
+//! the commit). Two transactions holding one order id meet on its primary
+//! key: the second waits for the first and then skips it as stored.
 //!
 //! Invariant: each caller gets the outcome of its own orders. If a combined
 //! transaction fails, each batch is retried alone, so one batch's conflict
 //! never fails another's orders.
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use cityhub_core::orders::store::{store_batch, StoreError, Stored};
 use cityhub_core::seckill::OrderMessage;
 use cityhub_core::{OrderId, UserId, VoucherId};
 use sqlx::MySqlPool;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot, Mutex};
 
 struct Job {
     orders: Vec<OrderMessage>,
@@ -27,9 +34,13 @@ pub struct Combiner {
 }
 
 impl Combiner {
-    pub fn spawn(db: MySqlPool, max_rows: usize) -> Self {
+    /// Starts `writers` writer tasks (at least one) sharing one queue.
+    pub fn spawn(db: MySqlPool, max_rows: usize, writers: usize) -> Self {
         let (tx, rx) = mpsc::channel(1024);
-        tokio::spawn(run(rx, db, max_rows));
+        let rx = Arc::new(Mutex::new(rx));
+        for _ in 0..writers.max(1) {
+            tokio::spawn(run(Arc::clone(&rx), db.clone(), max_rows));
+        }
         Self { tx }
     }
 
@@ -42,19 +53,27 @@ impl Combiner {
     }
 }
 
-async fn run(mut rx: mpsc::Receiver<Job>, db: MySqlPool, max_rows: usize) {
-    while let Some(first) = rx.recv().await {
-        let mut rows = first.orders.len();
-        let mut jobs = vec![first];
-        while rows < max_rows {
-            match rx.try_recv() {
-                Ok(job) => {
-                    rows += job.orders.len();
-                    jobs.push(job);
-                }
-                Err(_) => break,
+/// Takes what is waiting (up to `max_rows`) when the queue is free, then
+/// stores it while the next writer takes its own.
+async fn take(rx: &Mutex<mpsc::Receiver<Job>>, max_rows: usize) -> Option<Vec<Job>> {
+    let mut rx = rx.lock().await;
+    let first = rx.recv().await?;
+    let mut rows = first.orders.len();
+    let mut jobs = vec![first];
+    while rows < max_rows {
+        match rx.try_recv() {
+            Ok(job) => {
+                rows += job.orders.len();
+                jobs.push(job);
             }
+            Err(_) => break,
         }
+    }
+    Some(jobs)
+}
+
+async fn run(rx: Arc<Mutex<mpsc::Receiver<Job>>>, db: MySqlPool, max_rows: usize) {
+    while let Some(jobs) = take(&rx, max_rows).await {
         if jobs.len() > 1 {
             let all: Vec<OrderMessage> = jobs.iter().flat_map(|j| j.orders.iter().cloned()).collect();
             if let Ok(stored) = store_batch(&db, &all).await {

@@ -11,7 +11,7 @@
 #![recursion_limit = "256"]
 #![forbid(unsafe_code)]
 
-mod combiner;
+pub mod combiner;
 pub mod jobs;
 
 use std::sync::Arc;

@@ -5,6 +5,9 @@ use anyhow::Context;
 use cityhub_core::config::Settings;
 use cityhub_platform::mq::runtime::MqRuntime;
 
+#[global_allocator]
+static ALLOCATOR: cityhub_platform::alloc::Allocator = cityhub_platform::alloc::Allocator;
+
 /// CityHub's worker: the order consumer and every background job. Settings come from `config/cityhub.toml` and `CITYHUB__*`
 /// variables (docs/TUNING.md), not from arguments.
 #[derive(clap::Parser)]

@@ -19,8 +19,10 @@
 //! - [`presence`]: each instance's beat in Redis, for the operator's list
 //!   of instances and their health.
 //! - [`retry`]: the jittered exponential backoff the retry loops share.
+//! - [`alloc`]: the binaries' allocator (jemalloc) and its heap figures.
 #![forbid(unsafe_code)]
 
+pub mod alloc;
 pub mod cache;
 pub mod config;
 pub mod db;

@@ -43,6 +43,7 @@ pub const CACHE_LOCK_CONTENTION: &str = "cityhub_cache_lock_contention_total";
 pub const CACHE_REFUSALS: &str = "cityhub_cache_refusals_total";
 pub const CACHE_INVALIDATIONS: &str = "cityhub_cache_invalidations_total";
 pub const DB_POOL_CONNECTIONS: &str = "cityhub_db_pool_connections";
+pub const HEAP_BYTES: &str = "cityhub_heap_bytes";
 
 const SECONDS_BUCKETS: &[f64] = &[0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0];
 const SIZE_BUCKETS: &[f64] = &[1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0, 512.0, 1024.0];
@@ -137,4 +138,9 @@ fn describe() {
     describe_counter!(OUTBOX_PUBLISHED, "Outbox events the relay published, by topic.");
     describe_counter!(OUTBOX_FAILURES, "Outbox publish attempts the broker refused, by topic.");
     describe_gauge!(DB_POOL_CONNECTIONS, "MySQL pool connections by state (idle, in_use).");
+    describe_gauge!(
+        HEAP_BYTES,
+        Unit::Bytes,
+        "The allocator's bytes by state: allocated (held by the program), resident (kept in memory for it)."
+    );
 }

@@ -1,6 +1,6 @@
 //! The ops listener each binary serves apart from its public port (default
 //! on loopback): `GET /metrics` (Prometheus text format, with the MySQL pool
-//! gauges sampled at each scrape) and `GET /healthz`: 200 `{"status":"ok"}`,
+//! and heap gauges sampled at each scrape) and `GET /healthz`: 200 `{"status":"ok"}`,
 //! or 503 `{"status":"failing","jobs_down":[..]}` while a background job of
 //! the process is down (see [`Health`]). The one `/metrics` handler of the
 //! project.
@@ -43,6 +43,7 @@ pub async fn serve(
 
 async fn render(State(ops): State<Ops>) -> impl IntoResponse {
     crate::db::record_pool(&ops.db);
+    crate::alloc::record();
     ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], crate::metrics::render(&ops.metrics))
 }
 

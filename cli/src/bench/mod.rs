@@ -32,6 +32,7 @@
 //! `cluster` runs P1 and P2 on the scale-out shape (`--topology cluster`).
 
 pub mod cluster;
+mod lite_pull;
 mod report;
 mod social;
 mod stages;
@@ -50,7 +51,7 @@ use sqlx::MySqlPool;
 
 use crate::flash_sale::{self, Plan};
 use crate::platform::{rss_mb, Platform};
-use stages::Stages;
+use stages::{ConsumerModes, Stages};
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct Args {
@@ -117,6 +118,11 @@ pub struct Round {
     p2_stages: Stages,
     p2_limit: f64,
     p2_ratio: f64,
+    /// P2's load generator against `GET /healthz`: the HTTP stage.
+    p2_http_rps: f64,
+    /// The composed limit with the HTTP stage in the row, and P2 over it.
+    p2_limit_with_http: f64,
+    p2_ratio_with_http: f64,
     p3_shop_rps: f64,
     p3_trivial_rps: f64,
     p3_ratio: f64,
@@ -128,8 +134,15 @@ pub struct Round {
     /// The worker against an empty consumer draining the same number of
     /// order-sized messages in the same round: the consumer's share of P4.
     p4b_ratio: f64,
+    /// P4 again, the worker consuming batches four times as large.
+    p4_large_rows_per_s: f64,
+    p4_large_ratio: f64,
+    consumer_modes: ConsumerModes,
     p5_rss_start_mb: f64,
     p5_rss_end_mb: f64,
+    /// What the API's allocator holds (its live heap) at the same moments.
+    p5_heap_start_mb: f64,
+    p5_heap_end_mb: f64,
     p6_recs_cold_ms: f64,
     p6_recs_warm_ms: f64,
     p6_reference_ms: f64,
@@ -304,6 +317,26 @@ async fn p1(
     Ok((w, voucher, checks))
 }
 
+/// A backlog of `plan`'s orders built while the worker is stopped, then
+/// drained by a worker started with the platform's settings: (rows/s,
+/// voucher, checks, failed requests, the shoppers).
+async fn p4_backlog(
+    platform: &mut Platform,
+    services: &cityhub_core::Services,
+    plan: &Plan,
+) -> anyhow::Result<(f64, VoucherId, Vec<invariants::Check>, usize, Vec<cityhub_core::auth::Issued>)> {
+    let (db, kv) = (&services.db, &services.kv);
+    platform.stop_worker().await?;
+    let voucher = flash_sale::create_voucher(&platform.settings, plan).await?;
+    let users = crate::users::create(&services.auth, plan.user_offset, plan.users).await?;
+    let s = flash_sale::stampede(plan, voucher, &users).await?;
+    platform.start_worker().await?;
+    let rate = stages::drain_rate(&platform.settings.worker.metrics_addr, s.accepted.len()).await?;
+    flash_sale::drain(db, voucher, s.accepted.len(), Duration::from_secs(60), true).await?;
+    let checks = invariants::check(&s.accepted, &invariants::load(db, kv, voucher).await?, Scope::WholeSale);
+    Ok((rate, voucher, checks, s.errors, users))
+}
+
 #[allow(clippy::too_many_arguments)]
 async fn one_round(
     platform: &mut Platform,
@@ -326,9 +359,10 @@ async fn one_round(
     // then the same stampede on the instance with limits.
     let p1_plan = plan(args.p1_users, 0, args.connections, 100, offset);
     let p1_users = crate::users::create(&auth, p1_plan.user_offset, p1_plan.users).await?;
-    let rss_start = rss_mb(api_pid, "VmRSS").unwrap_or(0.0);
+    let heap = || crate::platform::heap_mb(&settings.http.metrics_addr);
+    let (rss_start, heap_start) = (rss_mb(api_pid, "VmRSS").unwrap_or(0.0), heap().await.unwrap_or(0.0));
     let (w, p1_voucher, p1_checks) = p1(&apis.plain, &settings, db, kv, &p1_plan, &p1_users, args).await?;
-    let rss_end = rss_mb(api_pid, "VmRSS").unwrap_or(0.0);
+    let (rss_end, heap_end) = (rss_mb(api_pid, "VmRSS").unwrap_or(0.0), heap().await.unwrap_or(0.0));
     let evalsha = tools::redis_benchmark(&settings, kv, p1_voucher, args).await?;
     let (wl, _, limited_checks) = p1(&apis.limited, &settings, db, kv, &p1_plan, &p1_users, args).await?;
     let p1_rps = w.rps;
@@ -342,29 +376,41 @@ async fn one_round(
     let p2 = plan(args.orders, args.orders, args.accepted_concurrency, args.orders as u32, offset + 1_000_000);
     let p2_report = flash_sale::run(&settings, &p2).await?;
 
-    // P4: a backlog while the worker is stopped, then the worker drains it.
-    platform.stop_worker().await?;
+    // P4: a backlog while the worker is stopped, then the worker drains it;
+    // again with a worker consuming batches four times as large.
     let p4 = plan(args.orders, args.orders, args.accepted_concurrency, args.orders as u32, offset + 2_000_000);
-    let p4_voucher = flash_sale::create_voucher(&settings, &p4).await?;
-    let p4_users = crate::users::create(&auth, p4.user_offset, p4.users).await?;
-    let s4 = flash_sale::stampede(&p4, p4_voucher, &p4_users).await?;
-    platform.start_worker().await?;
-    let worker_rate = stages::drain_rate(db, p4_voucher, s4.accepted.len()).await?;
-    let p4_checks = invariants::check(&s4.accepted, &invariants::load(db, kv, p4_voucher).await?, Scope::WholeSale);
+    let (worker_rate, p4_voucher, p4_checks, p4_errors, p4_tokens) = p4_backlog(platform, services, &p4).await?;
     let raw_rate = stages::raw_insert_rate(db, p4_voucher).await?;
-    let (send, drain) = stages::send_and_drain(&settings, mq, args.orders, args.accepted_concurrency).await?;
-    let p2_stages =
-        Stages { evalsha: stages::accepted_evalsha(&settings, kv, args).await?, send, drain, insert: raw_rate };
+    let batch = settings.mq.consume_batch_max;
+    platform.settings.mq.consume_batch_max = batch * 4;
+    let p4l = plan(args.orders, args.orders, args.accepted_concurrency, args.orders as u32, offset + 3_000_000);
+    let large = p4_backlog(platform, services, &p4l).await;
+    platform.settings.mq.consume_batch_max = batch;
+    platform.stop_worker().await?;
+    platform.start_worker().await?;
+    let (large_rate, _, p4l_checks, p4l_errors, _) = large?;
+    let tokens: Vec<String> = p4_tokens.iter().map(|u| u.token.clone()).collect();
+    let http = stages::http_rate(&api, &tokens, args.orders, args.accepted_concurrency).await?;
+    let (send, modes) = stages::send_and_drain(&settings, mq, args.orders, args.accepted_concurrency).await?;
+    let p2_stages = Stages {
+        evalsha: stages::accepted_evalsha(&settings, kv, args).await?,
+        send,
+        drain: modes.push,
+        insert: raw_rate,
+    };
 
-    let failed: Vec<String> =
-        [("P1", &p1_checks), ("P1 limited", &limited_checks), ("P2", &p2_report.checks), ("P4", &p4_checks)]
-            .iter()
-            .flat_map(|(run, checks)| {
-                checks.iter().filter(|c| !c.pass).map(move |c| format!("{run} {}: {}", c.name, c.detail))
-            })
-            .chain((w.errors + wl.errors > 0).then(|| format!("P1: {} socket errors", w.errors + wl.errors)))
-            .chain((s4.errors + p2_report.errors > 0).then(|| "P2/P4: requests failed".to_owned()))
-            .collect();
+    let failed: Vec<String> = [
+        ("P1", &p1_checks),
+        ("P1 limited", &limited_checks),
+        ("P2", &p2_report.checks),
+        ("P4", &p4_checks),
+        ("P4 large batches", &p4l_checks),
+    ]
+    .iter()
+    .flat_map(|(run, checks)| checks.iter().filter(|c| !c.pass).map(move |c| format!("{run} {}: {}", c.name, c.detail)))
+    .chain((w.errors + wl.errors > 0).then(|| format!("P1: {} socket errors", w.errors + wl.errors)))
+    .chain((p4_errors + p4l_errors + p2_report.errors > 0).then(|| "P2/P4: requests failed".to_owned()))
+    .collect();
     for f in &failed {
         eprintln!("FAIL {f}");
     }
@@ -382,6 +428,9 @@ async fn one_round(
         p2_stages,
         p2_limit: p2_stages.limit(),
         p2_ratio: p2_report.orders_per_second / p2_stages.limit(),
+        p2_http_rps: http,
+        p2_limit_with_http: p2_stages.limit_with_http(http),
+        p2_ratio_with_http: p2_report.orders_per_second / p2_stages.limit_with_http(http),
         p3_shop_rps: p3_shop,
         p3_trivial_rps: p3_trivial,
         p3_ratio: p3_shop / p3_trivial,
@@ -390,9 +439,14 @@ async fn one_round(
         p4_worker_rows_per_s: worker_rate,
         p4_raw_rows_per_s: raw_rate,
         p4_ratio: worker_rate / raw_rate,
-        p4b_ratio: worker_rate / drain,
+        p4b_ratio: worker_rate / modes.push,
+        p4_large_rows_per_s: large_rate,
+        p4_large_ratio: large_rate / raw_rate,
+        consumer_modes: modes,
         p5_rss_start_mb: rss_start,
         p5_rss_end_mb: rss_end,
+        p5_heap_start_mb: heap_start,
+        p5_heap_end_mb: heap_end,
         // P6 is measured after the round, by the caller.
         p6_recs_cold_ms: 0.0,
         p6_recs_warm_ms: 0.0,

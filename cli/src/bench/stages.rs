@@ -1,13 +1,14 @@
 //! The references the benchmark ratios divide by, each stage measured alone
 //! in the same round: the seckill script on the accepted path, a batched
 //! send, an empty consumer drain and a raw multi-row INSERT (P2's composed
-//! stage limit, 1 / sum of 1/rate), and the worker's own drain rate (P4).
+//! stage limit, 1 / sum of 1/rate), the worker's own drain rate (P4), and
+//! each consumer mode's drain of the same backlog.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use cityhub_core::config::Settings;
+use cityhub_core::config::{MqSettings, Settings};
 use cityhub_core::kv::{CityKeys, Kv};
 use cityhub_core::seckill::OrderMessage;
 use cityhub_core::vouchers::buckets;
@@ -19,7 +20,6 @@ use futures::{StreamExt, TryStreamExt};
 use sqlx::MySqlPool;
 
 use super::Args;
-use crate::flash_sale;
 
 /// Each stage of the accepted path alone, per second.
 #[derive(Debug, Clone, Copy, serde::Serialize)]
@@ -33,8 +33,42 @@ pub struct Stages {
 impl Stages {
     /// What the stages allow in a row: 1 / sum of 1/rate.
     pub fn limit(&self) -> f64 {
-        1.0 / [self.evalsha, self.send, self.drain, self.insert].iter().map(|r| 1.0 / r.max(1e-9)).sum::<f64>()
+        in_a_row(&[self.evalsha, self.send, self.drain, self.insert])
     }
+
+    /// [`Stages::limit`] with one more stage in the row: `http`, the load
+    /// generator and the API's HTTP with nothing behind them.
+    pub fn limit_with_http(&self, http: f64) -> f64 {
+        in_a_row(&[self.evalsha, self.send, self.drain, self.insert, http])
+    }
+}
+
+/// What stages allow in a row: 1 / sum of 1/rate.
+fn in_a_row(rates: &[f64]) -> f64 {
+    1.0 / rates.iter().map(|r| 1.0 / r.max(1e-9)).sum::<f64>()
+}
+
+/// Requests/s of P2's load generator (its HTTP client, `n` requests,
+/// `concurrency` in flight, a shopper's token on each) against the API's
+/// most trivial route: the HTTP share of the accepted path on this machine.
+pub async fn http_rate(api: &str, tokens: &[String], n: usize, concurrency: usize) -> anyhow::Result<f64> {
+    let http = reqwest::Client::builder().pool_max_idle_per_host(concurrency).build()?;
+    let url = format!("{api}/healthz");
+    let started = Instant::now();
+    futures::stream::iter(0..n)
+        .map(|i| {
+            let request = http.get(&url).bearer_auth(&tokens[i % tokens.len()]);
+            async move {
+                let r = request.send().await?;
+                anyhow::ensure!(r.status().is_success(), "GET /healthz answered {}", r.status());
+                r.bytes().await?;
+                Ok(())
+            }
+        })
+        .buffer_unordered(concurrency)
+        .try_collect::<Vec<()>>()
+        .await?;
+    Ok(n as f64 / started.elapsed().as_secs_f64().max(0.001))
 }
 
 /// EVALSHA/s of `seckill.lua` where every call is accepted: a voucher with
@@ -67,20 +101,57 @@ impl BatchHandler for Counter {
     }
 }
 
+/// Messages/s each consumer mode drains from a backlog of the same number
+/// of order-sized messages, with a group of its own, doing nothing with them.
+#[derive(Debug, Clone, Copy, serde::Serialize)]
+pub struct ConsumerModes {
+    /// Push, batches of `consume_batch_max` (the worker's mode; P2's drain stage).
+    pub push: f64,
+    /// Push, pull and consume batches four times as large.
+    pub push_large: f64,
+    /// Push, on a topic with twice the queues.
+    pub push_more_queues: f64,
+    /// Lite pull, polls of four times `consume_batch_max`, offsets committed after each.
+    pub lite_pull: f64,
+}
+
 /// Messages/s of order-sized messages through the batching publisher
-/// (`concurrency` in flight), then through a consumer that does nothing:
-/// (send, drain). Uses a topic and group of its own.
+/// (`concurrency` in flight), then how fast each consumer mode drains them:
+/// (send, modes). Uses topics and groups of its own.
 pub async fn send_and_drain(
     settings: &Settings,
     client: &Arc<ClientRuntime>,
     n: usize,
     concurrency: usize,
-) -> anyhow::Result<(f64, f64)> {
+) -> anyhow::Result<(f64, ConsumerModes)> {
     let mq = &settings.mq;
     let stage = format!("{}_stage_{:08x}", mq.order_topic, rand::random::<u32>());
-    let mut producer = cityhub_platform::mq::start_producer(client, mq, &format!("{stage}_p")).await?;
-    cityhub_platform::mq::ensure_topic(&producer, &stage, mq.topic_queues).await;
-    let publisher = BatchPublisher::spawn(producer.clone(), stage.clone(), BatchConfig::from(mq));
+    let send = backlog(settings, client, &stage, mq.topic_queues, n, concurrency).await?;
+    let push = push_drain(client, mq, &format!("{stage}_c"), &stage, n).await?;
+    let large = MqSettings { consume_batch_max: mq.consume_batch_max * 4, ..mq.clone() };
+    let push_large = push_drain(client, &large, &format!("{stage}_cl"), &stage, n).await?;
+    let lite_pull =
+        super::lite_pull::drain(client, mq, &format!("{stage}_lp"), &stage, n, large.consume_batch_max).await?;
+    let wide = format!("{stage}_q");
+    backlog(settings, client, &wide, mq.topic_queues * 2, n, concurrency).await?;
+    let push_more_queues = push_drain(client, mq, &format!("{wide}_c"), &wide, n).await?;
+    Ok((send, ConsumerModes { push, push_large, push_more_queues, lite_pull }))
+}
+
+/// Publishes `n` order-sized messages to `topic` (made with `queues`
+/// queues), `concurrency` in flight; answers messages/s.
+async fn backlog(
+    settings: &Settings,
+    client: &Arc<ClientRuntime>,
+    topic: &str,
+    queues: u32,
+    n: usize,
+    concurrency: usize,
+) -> anyhow::Result<f64> {
+    let mq = &settings.mq;
+    let mut producer = cityhub_platform::mq::start_producer(client, mq, &format!("{topic}_p")).await?;
+    cityhub_platform::mq::ensure_topic(&producer, topic, queues).await;
+    let publisher = BatchPublisher::spawn(producer.clone(), topic.to_owned(), BatchConfig::from(mq));
     let sample = OrderMessage {
         order_id: OrderId(u64::MAX >> 1),
         user_id: UserId(1_000_000),
@@ -98,10 +169,21 @@ pub async fn send_and_drain(
         .try_collect::<Vec<()>>()
         .await?;
     let send = n as f64 / started.elapsed().as_secs_f64().max(0.001);
+    producer.shutdown().await;
+    Ok(send)
+}
 
+/// Messages/s a push consumer of `group` with `mq`'s batch sizes drains
+/// from `topic`, doing nothing with them: from its first batch to its last.
+async fn push_drain(
+    client: &Arc<ClientRuntime>,
+    mq: &MqSettings,
+    group: &str,
+    topic: &str,
+    n: usize,
+) -> anyhow::Result<f64> {
     let count = Arc::new(Count::default());
-    let consumer =
-        Consumer::start(client, mq, &format!("{stage}_c"), &stage, Arc::new(Counter(Arc::clone(&count)))).await?;
+    let consumer = Consumer::start(client, mq, group, topic, Arc::new(Counter(Arc::clone(&count)))).await?;
     let deadline = Instant::now() + Duration::from_secs(120);
     while count.seen.load(Ordering::Relaxed) < n {
         anyhow::ensure!(
@@ -112,18 +194,24 @@ pub async fn send_and_drain(
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
     consumer.shutdown().await;
-    producer.shutdown().await;
     let (first, last) = count.span.lock().unwrap_or_else(|p| p.into_inner()).expect("batches came");
-    Ok((send, n as f64 / (last - first).as_secs_f64().max(0.001)))
+    Ok(n as f64 / (last - first).as_secs_f64().max(0.001))
 }
 
-/// Rows/s the worker stores: from its first stored order of `voucher` to
-/// the last, so consumer start-up does not count.
-pub async fn drain_rate(db: &MySqlPool, voucher: VoucherId, expected: usize) -> anyhow::Result<f64> {
+/// Rows/s a freshly started worker stores: from its first stored order to
+/// its `expected`th, read from its own counter (`cityhub_consumer_messages_total`,
+/// result "stored") on its ops listener at `metrics_addr` every 10 ms, so
+/// measuring puts no load on MySQL (a `COUNT(*)` every few ms did) and
+/// consumer start-up does not count.
+pub async fn drain_rate(metrics_addr: &str, expected: usize) -> anyhow::Result<f64> {
+    let http = reqwest::Client::new();
+    let url = format!("http://{metrics_addr}/metrics");
     let deadline = Instant::now() + Duration::from_secs(300);
     let (mut first, mut base) = (None, 0);
     loop {
-        let stored = flash_sale::order_count(db, voucher).await? as usize;
+        let text = http.get(&url).send().await?.text().await?;
+        let name = cityhub_platform::metrics::CONSUMER_MESSAGES;
+        let stored = cityhub_platform::metrics::sample(&text, name, &[r#"result="stored""#]).unwrap_or(0.0) as usize;
         if first.is_none() && stored > 0 {
             first = Some(Instant::now());
             base = stored;
@@ -133,7 +221,7 @@ pub async fn drain_rate(db: &MySqlPool, voucher: VoucherId, expected: usize) -> 
             return Ok((expected - base) as f64 / took);
         }
         anyhow::ensure!(Instant::now() < deadline, "the worker stored {stored} of {expected} orders in 300 s");
-        tokio::time::sleep(Duration::from_millis(5)).await;
+        tokio::time::sleep(Duration::from_millis(10)).await;
     }
 }
 

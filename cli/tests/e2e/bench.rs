@@ -45,9 +45,12 @@ async fn the_benchmark_command_runs_at_a_tiny_size_and_writes_its_report() {
         "P1 flash-sale path",
         "P1 with rate limits",
         "P2 accepted path",
+        "P2 with its HTTP stage",
         "P3 shop read",
         "P4 worker insert rate",
         "P4b worker against an empty consumer",
+        "P4 with batches of",
+        "Consumer modes",
         "P5 API RSS",
         "P6 recommendations",
         "Invariants",
@@ -85,6 +88,13 @@ async fn the_benchmark_command_runs_at_a_tiny_size_and_writes_its_report() {
     if rounds.len() == 1 {
         assert!((median["p4b_ratio"].as_f64().unwrap() - p4b).abs() / p4b < 1e-6, "{median}");
     }
+    // The consumer modes, each drained in full; P2's drain stage is the worker's mode.
+    let modes = &median["consumer_modes"];
+    for mode in ["push", "push_large", "push_more_queues", "lite_pull"] {
+        assert!(modes[mode].as_f64().is_some_and(|x| x > 0.0), "{mode}: {modes}");
+    }
+    assert_eq!(modes["push"], stages["drain"], "{median}");
+    assert!(median["p4_large_rows_per_s"].as_f64().is_some_and(|x| x > 0.0), "{median}");
     let p3 = median["p3_shop_rps"].as_f64().unwrap() / median["p3_trivial_rps"].as_f64().unwrap();
     assert!((median["p3_ratio"].as_f64().unwrap() - p3).abs() < 1e-9, "{median}");
     assert!(data["p5_peak_rss_mb"].as_f64().unwrap() > 1.0);

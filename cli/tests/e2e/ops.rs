@@ -8,6 +8,8 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use cityhub_platform::metrics::sample;
+
 use crate::E2e;
 
 fn ops_dir() -> PathBuf {
@@ -167,6 +169,14 @@ async fn the_dashboard_and_alerts_name_only_metrics_the_binaries_export_and_oper
             let needle = format!("{label}=\"");
             assert!(names.iter().any(|n| has(n, &needle)), "no series of {names:?} carries {label} for {expr:?}");
         }
+    }
+
+    // Both binaries allocate through jemalloc: its heap holds what they use
+    // (a process on another allocator would show next to nothing).
+    for addr in [&settings.http.metrics_addr, &settings.worker.metrics_addr] {
+        let text = scrape(addr).await;
+        let heap = |state: &str| sample(&text, "cityhub_heap_bytes", &[&format!(r#"state="{state}""#)]).unwrap_or(0.0);
+        assert!(heap("allocated") > 1e6 && heap("resident") >= heap("allocated"), "{addr}: {}", heap("allocated"));
     }
 
     // `cityhub order close`: the API closes it (and answers the same again);

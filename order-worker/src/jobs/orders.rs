@@ -136,7 +136,7 @@ impl OrderHandler {
                 .increment(0);
         }
         metrics::counter!(m::CONSUMER_HELD_BATCHES, "topic" => topic.clone()).increment(0);
-        let writer = Combiner::spawn(db.clone(), worker.combine_max_rows.max(1));
+        let writer = Combiner::spawn(db.clone(), worker.combine_max_rows.max(1), worker.writers);
         Self {
             db,
             writer,

@@ -76,6 +76,85 @@ async fn the_same_order_message_twice_stores_one_row_and_decrements_stock_once()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batch_of_new_redelivered_conflicting_and_doubled_ids_stores_each_new_id_once_and_takes_only_their_stock() {
+    use cityhub_core::orders::store::{store_batch, StoreError, Stored};
+    let h = Harness::start(false, |_| {}).await;
+    let (voucher, other) = (h.voucher(10).await, h.voucher(10).await);
+    let u = h.users(6).await;
+    let ids: Vec<OrderId> = (0..7).map(|n| fakes::order_id(91, n)).collect();
+    let id = |n: usize| ids[n];
+
+    // All new: the whole batch in one INSERT.
+    let first = [order(id(1), u[0], voucher), order(id(2), u[1], voucher)];
+    let stored = store_batch(&h.db, &first).await.unwrap();
+    assert_eq!(stored, Stored { inserted: HashSet::from([id(1), id(2)]), ..Stored::default() });
+    assert_eq!(h.db_stock(voucher).await, 8);
+
+    // A redelivery, an id stored for another buyer, an id twice in the batch
+    // (the second copy another buyer's) and two new orders on two vouchers.
+    let mixed = [
+        order(id(1), u[0], voucher),
+        order(id(2), u[2], voucher),
+        order(id(3), u[3], voucher),
+        order(id(3), u[4], voucher),
+        order(id(4), u[5], other),
+    ];
+    let stored = store_batch(&h.db, &mixed).await.unwrap();
+    assert_eq!(stored.inserted, HashSet::from([id(3), id(4)]));
+    assert_eq!(stored.duplicates, 1);
+    assert_eq!(stored.conflicts, HashSet::from([(id(2), u[2], voucher), (id(3), u[4], voucher)]));
+    assert_eq!((h.order_count(voucher).await, h.db_stock(voucher).await), (3, 7));
+    assert_eq!((h.order_count(other).await, h.db_stock(other).await), (1, 9));
+
+    // A buyer's second live order is a refusal, and the batch writes nothing.
+    let again = [order(id(5), u[5], other), order(id(6), u[0], voucher)];
+    assert!(matches!(store_batch(&h.db, &again).await, Err(StoreError::DuplicateBuyer)));
+    assert_eq!((h.order_count(other).await, h.db_stock(other).await), (1, 9));
+    h.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_writers_given_overlapping_batches_at_once_store_each_order_once_and_take_its_unit_once() {
+    use cityhub_core::orders::store::StoreError;
+    use cityhub_order_worker::combiner::Combiner;
+    let h = Harness::start(false, |_| {}).await;
+    let voucher = h.voucher(200).await;
+    let users = h.users(120).await;
+    let orders: Vec<OrderMessage> =
+        users.iter().enumerate().map(|(n, &u)| order(fakes::order_id(92, n as u64), u, voucher)).collect();
+    // 40 batches of 30 orders from a sliding window: each order is in ten
+    // batches, and the batches of both writers' transactions overlap.
+    let batches: Vec<Vec<OrderMessage>> =
+        (0..40).map(|i| orders.iter().cycle().skip(i * 3).take(30).cloned().collect()).collect();
+    let combiner = Combiner::spawn(h.db.clone(), 64, 2);
+    let store = |batch: &Vec<OrderMessage>| {
+        let (combiner, batch) = (&combiner, batch.clone());
+        async move {
+            // As the order handler does: a database error (a deadlock
+            // between the two writers) is tried again.
+            loop {
+                match combiner.store(batch.clone()).await {
+                    Err(StoreError::Db(_)) => tokio::time::sleep(Duration::from_millis(20)).await,
+                    other => return other.unwrap(),
+                }
+            }
+        }
+    };
+    let outcomes = futures::future::join_all(batches.iter().map(store)).await;
+
+    let mut inserted: Vec<OrderId> = outcomes.iter().flat_map(|s| s.inserted.iter().copied()).collect();
+    let duplicates: usize = outcomes.iter().map(|s| s.duplicates).sum();
+    assert!(outcomes.iter().all(|s| s.conflicts.is_empty()));
+    inserted.sort();
+    let credited = inserted.len();
+    inserted.dedup();
+    assert_eq!((credited, inserted.len()), (120, 120), "every order is credited to exactly one batch");
+    assert_eq!(duplicates, 40 * 30 - 120);
+    assert_eq!((h.order_count(voucher).await, h.db_stock(voucher).await), (120, 80));
+    h.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn unusable_messages_are_parked_and_do_not_block_the_queue() {
     let h = Harness::start(true, |_| {}).await;
     let voucher = h.voucher(10).await;

@@ -23,9 +23,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rocketmq_client_rust::ClientConfig;
+use rocketmq_model::common::consumer::consume_from_where::ConsumeFromWhere;
 
 pub use rocketmq_client_rust::ClientError as MqError;
-pub use rocketmq_client_rust::{ClientRuntime, DefaultMQProducer};
+pub use rocketmq_client_rust::{ClientRuntime, DefaultLitePullConsumer, DefaultMQProducer};
 
 use crate::config::MqSettings;
 
@@ -59,6 +60,29 @@ pub async fn start_producer(
         .build();
     producer.start().await?;
     Ok(producer)
+}
+
+/// Starts a lite pull consumer of `group` on `topic`, from the first offset
+/// for a new group, polling up to `batch` messages at a time; auto-commit is
+/// off, so offsets move only when the caller commits.
+pub async fn start_lite_pull(
+    client: &Arc<ClientRuntime>,
+    settings: &MqSettings,
+    group: &str,
+    topic: &str,
+    batch: u32,
+) -> Result<DefaultLitePullConsumer, MqError> {
+    let consumer = DefaultLitePullConsumer::builder(Arc::clone(client))
+        .client_options(rocketmq_client_rust::ClientOptions::legacy(client_config("lite-pull")))
+        .name_server_addr(settings.namesrv_addr.clone())
+        .consumer_group(group)
+        .consume_from_where(ConsumeFromWhere::ConsumeFromFirstOffset)
+        .pull_batch_size(batch.min(1024) as i32)
+        .auto_commit(false)
+        .build()?;
+    consumer.subscribe(topic).await?;
+    consumer.start().await?;
+    Ok(consumer)
 }
 
 /// Creates `topic` with `queues` queues if the broker lacks it (idempotent;
