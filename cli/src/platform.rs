@@ -233,7 +233,7 @@ impl Platform {
         let url = format!("http://{}/healthz", settings.worker.metrics_addr);
         wait_ready(&mut worker, &url, Duration::from_secs(60)).await?;
         self.second_worker = Some(worker);
-        self.second_worker_metrics = format!("http://{}/metrics", settings.worker.metrics_addr);
+        self.second_worker_metrics = settings.worker.metrics_addr.clone();
         Ok(())
     }
 
@@ -259,10 +259,9 @@ impl Platform {
 
     /// The second worker's `family` sample on the order topic with `labels`.
     async fn second_worker_sample(&self, family: &str, labels: &[&str]) -> anyhow::Result<f64> {
-        let text = reqwest::get(&self.second_worker_metrics).await?.error_for_status()?.text().await?;
         let topic = format!("topic=\"{}\"", self.settings.mq.order_topic);
         let labels: Vec<&str> = std::iter::once(topic.as_str()).chain(labels.iter().copied()).collect();
-        Ok(cityhub_platform::metrics::sample(&text, family, &labels).unwrap_or(0.0))
+        Ok(scrape(&self.second_worker_metrics, family, &labels).await?.unwrap_or(0.0))
     }
 
     /// `kill -9` of the second worker.
@@ -337,12 +336,20 @@ pub fn rss_mb(pid: u32, field: &str) -> Option<f64> {
     Some(kb / 1024.0)
 }
 
+/// The sum of the series of `family` carrying every one of `labels`
+/// (`key="value"`) on the ops listener at `metrics_addr`; `None` when there
+/// is none.
+pub async fn scrape(metrics_addr: &str, family: &str, labels: &[&str]) -> anyhow::Result<Option<f64>> {
+    static HTTP: std::sync::LazyLock<reqwest::Client> = std::sync::LazyLock::new(reqwest::Client::new);
+    let url = format!("http://{metrics_addr}/metrics");
+    let text = HTTP.get(url).send().await?.error_for_status()?.text().await?;
+    Ok(cityhub_platform::metrics::sample(&text, family, labels))
+}
+
 /// The heap a binary's allocator says it holds, in MB, from its ops
 /// listener at `metrics_addr` (`cityhub_heap_bytes{state="allocated"}`).
 pub async fn heap_mb(metrics_addr: &str) -> Option<f64> {
-    let text = reqwest::get(format!("http://{metrics_addr}/metrics")).await.ok()?.text().await.ok()?;
-    let bytes =
-        cityhub_platform::metrics::sample(&text, cityhub_platform::metrics::HEAP_BYTES, &[r#"state="allocated""#])?;
+    let bytes = scrape(metrics_addr, cityhub_platform::metrics::HEAP_BYTES, &[r#"state="allocated""#]).await.ok()??;
     Some(bytes / (1024.0 * 1024.0))
 }
 

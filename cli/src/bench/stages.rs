@@ -198,27 +198,24 @@ async fn push_drain(
     Ok(n as f64 / (last - first).as_secs_f64().max(0.001))
 }
 
-/// Rows/s a freshly started worker stores: from its first stored order to
-/// its `expected`th, read from its own counter (`cityhub_consumer_messages_total`,
+/// Rows/s a freshly started worker stores: `expected` orders over the time
+/// from its last poll that saw none stored to the first that saw them all,
+/// so consumer start-up does not count (and a drain quicker than one poll is
+/// still timed). Read from its own counter (`cityhub_consumer_messages_total`,
 /// result "stored") on its ops listener at `metrics_addr` every 10 ms, so
-/// measuring puts no load on MySQL (a `COUNT(*)` every few ms did) and
-/// consumer start-up does not count.
+/// measuring puts no load on MySQL (a `COUNT(*)` every few ms did).
 pub async fn drain_rate(metrics_addr: &str, expected: usize) -> anyhow::Result<f64> {
-    let http = reqwest::Client::new();
-    let url = format!("http://{metrics_addr}/metrics");
     let deadline = Instant::now() + Duration::from_secs(300);
-    let (mut first, mut base) = (None, 0);
+    let mut none_yet = Instant::now();
     loop {
-        let text = http.get(&url).send().await?.text().await?;
+        let polled = Instant::now();
         let name = cityhub_platform::metrics::CONSUMER_MESSAGES;
-        let stored = cityhub_platform::metrics::sample(&text, name, &[r#"result="stored""#]).unwrap_or(0.0) as usize;
-        if first.is_none() && stored > 0 {
-            first = Some(Instant::now());
-            base = stored;
-        }
-        if stored >= expected {
-            let took = first.map_or(Duration::ZERO, |f| f.elapsed()).as_secs_f64().max(0.001);
-            return Ok((expected - base) as f64 / took);
+        let stored =
+            crate::platform::scrape(metrics_addr, name, &[r#"result="stored""#]).await?.unwrap_or(0.0) as usize;
+        if stored == 0 {
+            none_yet = polled;
+        } else if stored >= expected {
+            return Ok(expected as f64 / none_yet.elapsed().as_secs_f64().max(0.001));
         }
         anyhow::ensure!(Instant::now() < deadline, "the worker stored {stored} of {expected} orders in 300 s");
         tokio::time::sleep(Duration::from_millis(10)).await;
