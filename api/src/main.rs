@@ -21,6 +21,9 @@ async fn main() -> anyhow::Result<()> {
     let Args {} = clap::Parser::parse();
     let settings = Settings::load().context("load settings")?;
     cityhub_platform::telemetry::init(&settings.log);
+    if let Err(err) = cityhub_platform::alloc::purge_in_background() {
+        tracing::warn!(%err, "jemalloc's background purge did not start; freed pages go back only as threads allocate");
+    }
     let mq = MqRuntime::new("api").context("start mq runtime")?;
     let listener = tokio::net::TcpListener::bind(&settings.http.addr)
         .await

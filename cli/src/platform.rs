@@ -131,13 +131,20 @@ pub async fn wait_ready(process: &mut Process, url: &str, within: Duration) -> a
 /// A free 127.0.0.1 port (bound and released), below Linux's ephemeral
 /// range (32768 and up): a part killed and restarted on its port must find
 /// it free, and an outgoing connection's local port, which the kernel picks
-/// from that range, could take a port there while the part is down.
+/// from that range, could take a port there while the part is down. A port
+/// is handed out once per process, so two parts of one lab never share one
+/// even when the first is not listening yet (or is down) when the second is
+/// chosen.
 pub fn free_port() -> u16 {
     use rand::Rng;
+    static GIVEN: std::sync::Mutex<std::collections::BTreeSet<u16>> =
+        std::sync::Mutex::new(std::collections::BTreeSet::new());
     let mut rng = rand::rng();
     loop {
         let port = rng.random_range(20_000..32_000);
-        if std::net::TcpListener::bind(("127.0.0.1", port)).is_ok() {
+        if std::net::TcpListener::bind(("127.0.0.1", port)).is_ok()
+            && GIVEN.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(port)
+        {
             return port;
         }
     }
@@ -330,10 +337,14 @@ impl Platform {
 
 /// A field of `/proc/<pid>/status` in MB (`VmRSS` now, `VmHWM` peak).
 pub fn rss_mb(pid: u32, field: &str) -> Option<f64> {
+    Some(proc_status(pid, field)? / 1024.0)
+}
+
+/// The number a field of `/proc/<pid>/status` holds (kB for sizes).
+pub fn proc_status(pid: u32, field: &str) -> Option<f64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let line = status.lines().find(|l| l.starts_with(field))?;
-    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb / 1024.0)
+    let line = status.lines().find(|l| l.split(':').next() == Some(field))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }
 
 /// The sum of the series of `family` carrying every one of `labels`

@@ -3,7 +3,7 @@
 //! they count ([`Outcome`](crate::seckill::Outcome),
 //! [`Refusal`](crate::orders::Refusal)).
 
-use metrics::{describe_counter, describe_gauge};
+use metrics::{describe_counter, describe_gauge, describe_histogram, Unit};
 use metrics_exporter_prometheus::PrometheusHandle;
 
 pub const SECKILL_REQUESTS: &str = "cityhub_seckill_requests_total";
@@ -25,6 +25,9 @@ pub const FOLLOW_COUNTS_FIXED: &str = "cityhub_follow_counts_fixed_total";
 pub const FOLLOW_LISTS_DROPPED: &str = "cityhub_follow_lists_dropped_total";
 pub const FEED_EVENTS: &str = "cityhub_feed_events_total";
 pub const SHOP_VISITS_DROPPED: &str = "cityhub_shop_visits_dropped_total";
+/// Time of each step of an order-storing transaction, by `step` (see
+/// [`orders::store::Step`](crate::orders::store::Step)).
+pub const ORDER_STORE_STEP: &str = "cityhub_order_store_step_seconds";
 
 /// Installs the recorder (once per process) and describes every family,
 /// the plumbing's and the business ones.
@@ -60,5 +63,10 @@ pub fn install() -> PrometheusHandle {
     describe_counter!(FOLLOW_LISTS_DROPPED, "Follow lists in Redis the correction job found drifted and dropped.");
     describe_counter!(FEED_EVENTS, "Published notes the feed consumer handled, by result: pushed, pulled.");
     describe_counter!(SHOP_VISITS_DROPPED, "Shop visits not counted as unique visitors because the queue was full.");
+    describe_histogram!(
+        ORDER_STORE_STEP,
+        Unit::Seconds,
+        "Time of each step of a transaction storing orders, by step: begin, insert, stock, commit."
+    );
     handle
 }

@@ -5,10 +5,20 @@
 //! (the API's grew by a quarter over three benchmark rounds and stayed
 //! there). jemalloc hands pages nobody uses back to the system after its
 //! decay time (10 s), so RSS follows the live heap. Each binary installs
-//! [`Allocator`] as its global allocator; the ops listener samples
+//! [`Allocator`] as its global allocator and calls [`purge_in_background`]
+//! at start; the ops listener samples
 //! [`HEAP_BYTES`](crate::metrics::HEAP_BYTES) at each scrape.
 
 pub use tikv_jemallocator::Jemalloc as Allocator;
+
+/// Starts jemalloc's background thread, which hands decayed pages back on
+/// time. Without it jemalloc purges only when a thread allocates, so a
+/// process that falls quiet after a burst keeps the burst's pages resident
+/// until its next request.
+pub fn purge_in_background() -> Result<(), tikv_jemalloc_ctl::Error> {
+    tikv_jemalloc_ctl::max_background_threads::write(1)?;
+    tikv_jemalloc_ctl::background_thread::write(true)
+}
 
 /// The allocator's figures: bytes the program holds (`allocated`) and bytes
 /// of memory the allocator keeps resident for it (`resident`).
@@ -35,4 +45,14 @@ pub fn record() {
     let Heap { allocated, resident } = heap();
     metrics::gauge!(crate::metrics::HEAP_BYTES, "state" => "allocated").set(allocated as f64);
     metrics::gauge!(crate::metrics::HEAP_BYTES, "state" => "resident").set(resident as f64);
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn purging_in_background_turns_on_jemallocs_background_thread() {
+        super::purge_in_background().unwrap();
+        assert!(tikv_jemalloc_ctl::background_thread::read().unwrap());
+        assert_eq!(tikv_jemalloc_ctl::max_background_threads::read().unwrap(), 1);
+    }
 }

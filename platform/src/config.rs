@@ -248,6 +248,11 @@ pub struct MqSettings {
     /// Most messages handed to a consumer's handler at once.
     #[validate(range(min = 1))]
     pub consume_batch_max: u32,
+    /// Batches a consumer hands its handler at once (1 to 32, the client
+    /// runtime's blocking lane): more in flight lets the order worker
+    /// combine more rows into each transaction.
+    #[validate(range(min = 1, max = 32))]
+    pub consume_threads: u32,
     /// How often a consumer samples its lag into `cityhub_consumer_lag_messages`.
     #[serde(with = "millis")]
     #[validate(custom(function = "positive"))]
@@ -339,6 +344,34 @@ pub struct OutboxSettings {
     /// Longest backoff after failed publishes.
     #[serde(with = "millis")]
     pub backoff_max_ms: Duration,
+    /// Which relay publishes the outbox (see [`RelayKind`]).
+    pub relay: RelayKind,
+    /// The binlog relay's replica id, unique among the server's replicas
+    /// (the server drops an earlier stream opened with the same id).
+    #[validate(range(min = 1))]
+    pub binlog_server_id: u32,
+    /// How often the server sends a heartbeat on a quiet binlog stream; a
+    /// stream silent for three periods counts as lost.
+    #[serde(with = "millis")]
+    #[validate(custom(function = "positive"))]
+    pub binlog_heartbeat_ms: Duration,
+    /// With the binlog relay, rows still unpublished this long after they
+    /// were written are published by a poll sweep, run this often.
+    #[serde(with = "secs")]
+    #[validate(custom(function = "positive"))]
+    pub sweep_after_secs: Duration,
+}
+
+/// The outbox relay a worker runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RelayKind {
+    /// Claims due rows every `poll_ms` (`FOR UPDATE SKIP LOCKED`).
+    Poll,
+    /// Reads the rows' inserts from MariaDB's binlog (row format); needs
+    /// `log_bin`, `binlog_format=ROW`, `binlog_row_metadata=FULL` and a user
+    /// with `REPLICATION SLAVE`.
+    Binlog,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, Validate)]

@@ -35,6 +35,9 @@ pub const OUTBOX_BACKLOG: &str = "cityhub_outbox_backlog_rows";
 pub const OUTBOX_OLDEST_AGE: &str = "cityhub_outbox_oldest_unpublished_seconds";
 pub const OUTBOX_PUBLISHED: &str = "cityhub_outbox_published_total";
 pub const OUTBOX_FAILURES: &str = "cityhub_outbox_publish_failures_total";
+pub const OUTBOX_SWEPT: &str = "cityhub_outbox_swept_total";
+pub const OUTBOX_BINLOG_RESTARTS: &str = "cityhub_outbox_binlog_restarts_total";
+pub const OUTBOX_RELAY_POLLING: &str = "cityhub_outbox_binlog_relay_polling";
 pub const CACHE_HITS: &str = "cityhub_cache_hits_total";
 pub const CACHE_MISSES: &str = "cityhub_cache_misses_total";
 pub const CACHE_STALE: &str = "cityhub_cache_stale_served_total";
@@ -137,6 +140,19 @@ fn describe() {
     describe_gauge!(OUTBOX_OLDEST_AGE, Unit::Seconds, "Age of the oldest unpublished outbox row.");
     describe_counter!(OUTBOX_PUBLISHED, "Outbox events the relay published, by topic.");
     describe_counter!(OUTBOX_FAILURES, "Outbox publish attempts the broker refused, by topic.");
+    describe_counter!(
+        OUTBOX_SWEPT,
+        "Outbox rows the binlog relay's sweep published because the binlog had not brought them in time (alert on any)."
+    );
+    describe_counter!(
+        OUTBOX_BINLOG_RESTARTS,
+        "Times the binlog relay stopped following the binlog, by reason: lost (read again from the stored position), \
+         purged (swept, started at the end), unusable (relaying by polling)."
+    );
+    describe_gauge!(
+        OUTBOX_RELAY_POLLING,
+        "1 while a worker configured for the binlog relay relays by polling because the binlog cannot be used (alert)."
+    );
     describe_gauge!(DB_POOL_CONNECTIONS, "MySQL pool connections by state (idle, in_use).");
     describe_gauge!(
         HEAP_BYTES,

@@ -8,7 +8,11 @@
 //! `redis://127.0.0.1:6379`) and `CITYHUB_TEST_NAMESRV` (default
 //! `127.0.0.1:9876`). With `CITYHUB_TEST_REDIS_CLUSTER` (comma-separated
 //! `host:port` of cluster nodes) every test runs on that Redis Cluster
-//! instead: the suite's cluster profile (`scripts/test --cluster`).
+//! instead: the suite's cluster profile (`scripts/test --cluster`). With
+//! `CITYHUB_TEST_OUTBOX_RELAY=binlog` (and `CITYHUB_TEST_MYSQL` on a server
+//! writing a row binlog, `scripts/stack binlog`) every relay is the binlog
+//! relay: the suite's binlog profile. Each test's relay has a replica id of
+//! its own, since the server drops a stream when another opens with its id.
 
 use std::sync::{Arc, OnceLock};
 
@@ -65,10 +69,26 @@ impl TestEnv {
         settings.social.follow_group = format!("cityhub_follow_t{id}");
         settings.notes.feed_topic = format!("cityhub_feed_t{id}");
         settings.notes.feed_group = format!("cityhub_feed_t{id}");
+        if env_or("CITYHUB_TEST_OUTBOX_RELAY", "poll") == "binlog" {
+            settings.outbox.relay = cityhub_platform::config::RelayKind::Binlog;
+        }
+        settings.outbox.binlog_server_id = 10_000 + rand::random::<u32>() % 1_000_000_000;
         // Tests fire many requests from one address on purpose; the limit
         // tests turn limits back on.
         settings.limits.enabled = false;
         Self { settings, id, db_name }
+    }
+
+    /// As [`TestEnv::new`], on the MariaDB that writes a row binlog
+    /// (`CITYHUB_TEST_BINLOG_MYSQL`, default `mysql://root@127.0.0.1:3307`,
+    /// `scripts/stack binlog`), with the binlog relay: the binlog relay's own
+    /// tests, in every profile.
+    pub fn on_binlog() -> Self {
+        let mut env = Self::new();
+        let server = env_or("CITYHUB_TEST_BINLOG_MYSQL", "mysql://root@127.0.0.1:3307");
+        env.settings.database.url = Secret::new(format!("{server}/{}", env.db_name));
+        env.settings.outbox.relay = cityhub_platform::config::RelayKind::Binlog;
+        env
     }
 
     /// Creates and migrates this test's database.
@@ -118,7 +138,8 @@ impl Default for TestEnv {
 impl Drop for TestEnv {
     fn drop(&mut self) {
         let (db_name, prefix) = (self.db_name.clone(), self.settings.redis.key_prefix.clone());
-        let mysql = env_or("CITYHUB_TEST_MYSQL", "mysql://root@127.0.0.1:3306");
+        let url = self.settings.database.url.expose();
+        let mysql = url.strip_suffix(&format!("/{db_name}")).unwrap_or(url).to_owned();
         let redis = self.settings.redis.clone();
         // Async clean-up from a sync Drop: a short-lived runtime on its own thread.
         let _ = std::thread::spawn(move || {

@@ -33,6 +33,7 @@
 
 pub mod cluster;
 mod lite_pull;
+mod relay;
 mod report;
 mod social;
 mod stages;
@@ -82,6 +83,16 @@ pub struct Args {
     /// EVALSHA calls per redis-benchmark run.
     #[arg(long, default_value_t = 200_000, value_parser = crate::positive::<usize>())]
     pub evalsha_calls: usize,
+    /// The MariaDB that writes a row binlog (`scripts/stack binlog`), on
+    /// which the two outbox relays are measured side by side.
+    #[arg(long, default_value = "mysql://root@127.0.0.1:3307")]
+    pub binlog_mysql: String,
+    /// Outbox events committed per second while the relays are measured.
+    #[arg(long, default_value_t = 1_000, value_parser = crate::positive::<u32>())]
+    pub relay_rate: u32,
+    /// Seconds each relay is measured idle, then under that load.
+    #[arg(long, default_value_t = 10, value_parser = crate::positive::<u64>())]
+    pub relay_seconds: u64,
     /// The report to write.
     #[arg(long, default_value = "BENCHMARKS.md")]
     pub out: PathBuf,
@@ -137,12 +148,20 @@ pub struct Round {
     /// P4 again, the worker consuming batches four times as large.
     p4_large_rows_per_s: f64,
     p4_large_ratio: f64,
+    /// Where P4's transactions (and the large batches' ones) spent their time.
+    p4_tx: stages::TxSplit,
+    p4_large_tx: stages::TxSplit,
     consumer_modes: ConsumerModes,
+    /// The poll and the binlog outbox relay, side by side.
+    relays: relay::Relays,
     p5_rss_start_mb: f64,
     p5_rss_end_mb: f64,
     /// What the API's allocator holds (its live heap) at the same moments.
     p5_heap_start_mb: f64,
     p5_heap_end_mb: f64,
+    /// The API's RSS and threads at the end of the round, after its last stage.
+    p5_rss_round_end_mb: f64,
+    p5_threads_round_end: f64,
     p6_recs_cold_ms: f64,
     p6_recs_warm_ms: f64,
     p6_reference_ms: f64,
@@ -199,6 +218,9 @@ pub async fn run(base: &Settings, args: &Args) -> anyhow::Result<()> {
         let p6 = social::measure(&platform.base(), &kv, &social_user).await?;
         (r.p6_recs_cold_ms, r.p6_recs_warm_ms, r.p6_reference_ms) = (p6.cold_ms, p6.warm_ms, p6.reference_ms);
         (r.p6_cold_ratio, r.p6_warm_ratio) = (p6.cold_ms / p6.reference_ms, p6.warm_ms / p6.reference_ms);
+        // The round's last stage is over: the API's memory at the end of the round.
+        r.p5_rss_round_end_mb = rss_mb(api_pid, "VmRSS").unwrap_or(0.0);
+        r.p5_threads_round_end = crate::platform::proc_status(api_pid, "Threads").unwrap_or(0.0);
         rounds.push(r);
     }
     mq.shutdown().await;
@@ -215,6 +237,8 @@ pub async fn run(base: &Settings, args: &Args) -> anyhow::Result<()> {
             "evalsha_calls": args.evalsha_calls, "batch_max": settings.mq.batch_max, "p6_followings": args.p6_followings,
             "p1_limited": limited.limits.seckill.to_string(),
             "batch_linger_ms": settings.mq.batch_linger_ms.as_millis() as u64, "consume_batch_max": settings.mq.consume_batch_max,
+            "consume_threads": settings.mq.consume_threads, "worker_writers": settings.worker.writers,
+            "relay_rate": args.relay_rate, "relay_seconds": args.relay_seconds, "outbox_poll_ms": settings.outbox.poll_ms.as_millis() as u64,
             "profile": if cfg!(debug_assertions) { "debug" } else { "release" },
         }),
         median: report::median(&rounds),
@@ -317,24 +341,36 @@ async fn p1(
     Ok((w, voucher, checks))
 }
 
+/// A backlog drained by a freshly started worker (see [`p4_backlog`]).
+struct Backlog {
+    rows_per_s: f64,
+    tx: stages::TxSplit,
+    voucher: VoucherId,
+    checks: Vec<invariants::Check>,
+    /// Requests that failed while the backlog was built.
+    errors: usize,
+    users: Vec<cityhub_core::auth::Issued>,
+}
+
 /// A backlog of `plan`'s orders built while the worker is stopped, then
-/// drained by a worker started with the platform's settings: (rows/s,
-/// voucher, checks, failed requests, the shoppers).
+/// drained by a worker started with the platform's settings.
 async fn p4_backlog(
     platform: &mut Platform,
     services: &cityhub_core::Services,
     plan: &Plan,
-) -> anyhow::Result<(f64, VoucherId, Vec<invariants::Check>, usize, Vec<cityhub_core::auth::Issued>)> {
+) -> anyhow::Result<Backlog> {
     let (db, kv) = (&services.db, &services.kv);
     platform.stop_worker().await?;
     let voucher = flash_sale::create_voucher(&platform.settings, plan).await?;
     let users = crate::users::create(&services.auth, plan.user_offset, plan.users).await?;
     let s = flash_sale::stampede(plan, voucher, &users).await?;
     platform.start_worker().await?;
-    let rate = stages::drain_rate(&platform.settings.worker.metrics_addr, s.accepted.len()).await?;
+    let metrics_addr = &platform.settings.worker.metrics_addr;
+    let rows_per_s = stages::drain_rate(metrics_addr, s.accepted.len()).await?;
+    let tx = stages::tx_split(metrics_addr, s.accepted.len()).await?;
     flash_sale::drain(db, voucher, s.accepted.len(), Duration::from_secs(60), true).await?;
     let checks = invariants::check(&s.accepted, &invariants::load(db, kv, voucher).await?, Scope::WholeSale);
-    Ok((rate, voucher, checks, s.errors, users))
+    Ok(Backlog { rows_per_s, tx, voucher, checks, errors: s.errors, users })
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -379,8 +415,9 @@ async fn one_round(
     // P4: a backlog while the worker is stopped, then the worker drains it;
     // again with a worker consuming batches four times as large.
     let p4 = plan(args.orders, args.orders, args.accepted_concurrency, args.orders as u32, offset + 2_000_000);
-    let (worker_rate, p4_voucher, p4_checks, p4_errors, p4_tokens) = p4_backlog(platform, services, &p4).await?;
-    let raw_rate = stages::raw_insert_rate(db, p4_voucher).await?;
+    let p4 = p4_backlog(platform, services, &p4).await?;
+    let (worker_rate, p4_checks, p4_errors) = (p4.rows_per_s, p4.checks, p4.errors);
+    let raw_rate = stages::raw_insert_rate(db, p4.voucher).await?;
     let batch = settings.mq.consume_batch_max;
     platform.settings.mq.consume_batch_max = batch * 4;
     let p4l = plan(args.orders, args.orders, args.accepted_concurrency, args.orders as u32, offset + 3_000_000);
@@ -388,10 +425,13 @@ async fn one_round(
     platform.settings.mq.consume_batch_max = batch;
     platform.stop_worker().await?;
     platform.start_worker().await?;
-    let (large_rate, _, p4l_checks, p4l_errors, _) = large?;
-    let tokens: Vec<String> = p4_tokens.iter().map(|u| u.token.clone()).collect();
+    let large = large?;
+    let (large_rate, p4l_checks, p4l_errors) = (large.rows_per_s, large.checks, large.errors);
+    let tokens: Vec<String> = p4.users.iter().map(|u| u.token.clone()).collect();
     let http = stages::http_rate(&api, &tokens, args.orders, args.accepted_concurrency).await?;
     let (send, modes) = stages::send_and_drain(&settings, mq, args.orders, args.accepted_concurrency).await?;
+    let load = relay::Load { rate: args.relay_rate, seconds: args.relay_seconds };
+    let relays = relay::measure(&settings, mq, &args.binlog_mysql, load).await?;
     let p2_stages = Stages {
         evalsha: stages::accepted_evalsha(&settings, kv, args).await?,
         send,
@@ -442,11 +482,17 @@ async fn one_round(
         p4b_ratio: worker_rate / modes.push,
         p4_large_rows_per_s: large_rate,
         p4_large_ratio: large_rate / raw_rate,
+        p4_tx: p4.tx,
+        p4_large_tx: large.tx,
         consumer_modes: modes,
+        relays,
         p5_rss_start_mb: rss_start,
         p5_rss_end_mb: rss_end,
         p5_heap_start_mb: heap_start,
         p5_heap_end_mb: heap_end,
+        // Read by the caller once the round's last stage is over.
+        p5_rss_round_end_mb: 0.0,
+        p5_threads_round_end: 0.0,
         // P6 is measured after the round, by the caller.
         p6_recs_cold_ms: 0.0,
         p6_recs_warm_ms: 0.0,

@@ -1,15 +1,19 @@
 //! The benchmark report: medians over the rounds, `BENCHMARKS.md` (keeping
 //! its hand-written notes) and the rows of each round.
 
-use super::stages::{ConsumerModes, Stages};
+use super::relay::{RelayFigures, Relays};
+use super::stages::{ConsumerModes, Stages, TxSplit};
 use super::{Output, Round};
 
+/// The median of one figure over the rounds.
+fn median_of(rounds: &[Round], f: impl Fn(&Round) -> f64) -> f64 {
+    let mut v: Vec<f64> = rounds.iter().map(f).collect();
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied().unwrap_or(0.0)
+}
+
 pub fn median(rounds: &[Round]) -> Round {
-    let m = |f: fn(&Round) -> f64| {
-        let mut v: Vec<f64> = rounds.iter().map(f).collect();
-        v.sort_by(f64::total_cmp);
-        v.get(v.len() / 2).copied().unwrap_or(0.0)
-    };
+    let m = |f: fn(&Round) -> f64| median_of(rounds, f);
     Round {
         p1_seckill_rps: m(|r| r.p1_seckill_rps),
         p1_evalsha_rps: m(|r| r.p1_evalsha_rps),
@@ -42,6 +46,12 @@ pub fn median(rounds: &[Round]) -> Round {
         p4b_ratio: m(|r| r.p4b_ratio),
         p4_large_rows_per_s: m(|r| r.p4_large_rows_per_s),
         p4_large_ratio: m(|r| r.p4_large_ratio),
+        relays: Relays {
+            poll: relay_median(rounds, |r| r.relays.poll),
+            binlog: relay_median(rounds, |r| r.relays.binlog),
+        },
+        p4_tx: tx_median(rounds, |r| r.p4_tx),
+        p4_large_tx: tx_median(rounds, |r| r.p4_large_tx),
         consumer_modes: ConsumerModes {
             push: m(|r| r.consumer_modes.push),
             push_large: m(|r| r.consumer_modes.push_large),
@@ -52,12 +62,37 @@ pub fn median(rounds: &[Round]) -> Round {
         p5_rss_end_mb: m(|r| r.p5_rss_end_mb),
         p5_heap_start_mb: m(|r| r.p5_heap_start_mb),
         p5_heap_end_mb: m(|r| r.p5_heap_end_mb),
+        p5_rss_round_end_mb: m(|r| r.p5_rss_round_end_mb),
+        p5_threads_round_end: m(|r| r.p5_threads_round_end),
         p6_recs_cold_ms: m(|r| r.p6_recs_cold_ms),
         p6_recs_warm_ms: m(|r| r.p6_recs_warm_ms),
         p6_reference_ms: m(|r| r.p6_reference_ms),
         p6_cold_ratio: m(|r| r.p6_cold_ratio),
         p6_warm_ratio: m(|r| r.p6_warm_ratio),
         invariants_pass: rounds.iter().all(|r| r.invariants_pass),
+    }
+}
+
+/// The median of each figure of one relay over the rounds.
+fn relay_median(rounds: &[Round], f: fn(&Round) -> RelayFigures) -> RelayFigures {
+    let m = |g: fn(&RelayFigures) -> f64| median_of(rounds, |r| g(&f(r)));
+    RelayFigures {
+        p50_ms: m(|x| x.p50_ms),
+        p99_ms: m(|x| x.p99_ms),
+        idle_qps: m(|x| x.idle_qps),
+        busy_qps: m(|x| x.busy_qps),
+    }
+}
+
+/// The median of each part of a [`TxSplit`] over the rounds.
+fn tx_median(rounds: &[Round], f: fn(&Round) -> TxSplit) -> TxSplit {
+    let m = |g: fn(&TxSplit) -> f64| median_of(rounds, |r| g(&f(r)));
+    TxSplit {
+        rows: m(|t| t.rows),
+        begin_ms: m(|t| t.begin_ms),
+        insert_ms: m(|t| t.insert_ms),
+        stock_ms: m(|t| t.stock_ms),
+        commit_ms: m(|t| t.commit_ms),
     }
 }
 
@@ -120,10 +155,15 @@ pub fn write_markdown(path: &std::path::Path, o: &Output) -> anyhow::Result<()> 
     ));
     if let (Some(first), Some(last)) = (o.rounds.first(), o.rounds.last()) {
         md.push_str(&format!(
-            "| P5 API RSS across rounds | {:.1} MB after round {}'s stampede | {:.1} MB after round 1's | **{:.2}** | <= 1.10 |\n",
-            last.p5_rss_end_mb,
+            "| P5 API RSS across rounds | {:.1} MB at the end of round {} ({:.0} threads); {:.1} MB after its P1 stampede | {:.1} MB at the end of round 1 ({:.0} threads); {:.1} MB after its stampede | **{:.2}**; {:.2} after the stampedes | <= 1.10 |\n",
+            last.p5_rss_round_end_mb,
             o.rounds.len(),
+            last.p5_threads_round_end,
+            last.p5_rss_end_mb,
+            first.p5_rss_round_end_mb,
+            first.p5_threads_round_end,
             first.p5_rss_end_mb,
+            last.p5_rss_round_end_mb / first.p5_rss_round_end_mb.max(1e-9),
             last.p5_rss_end_mb / first.p5_rss_end_mb.max(1e-9)
         ));
     }
@@ -149,10 +189,42 @@ pub fn write_markdown(path: &std::path::Path, o: &Output) -> anyhow::Result<()> 
          queues {:.0}; lite pull, polls four times as large with offsets committed after each {:.0}.\n\n",
         c.push, c.push_large, c.push_more_queues, c.lite_pull
     ));
-    md.push_str("## Rounds\n\n| round | P1 req/s | EVALSHA/s | P1 ratio | P1 limited req/s | limited/P1 | P2 orders/s | P2 limit | P2 ratio | P2 drain s | P3 shop req/s | P3 trivial req/s | P3 ratio | P3 voucher req/s | P3 voucher ratio | P4 worker rows/s | P4 raw rows/s | P4 ratio | P4b ratio | P4 large rows/s | P2 HTTP req/s | RSS MB start/end | heap MB start/end | P6 computed / cached / ref ms |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    let split = |t: &TxSplit| {
+        format!(
+            "{:.0} rows each, {:.1} ms (begin {:.1}, insert {:.1}, stock {:.1}, commit {:.1})",
+            t.rows,
+            t.total_ms(),
+            t.begin_ms,
+            t.insert_ms,
+            t.stock_ms,
+            t.commit_ms
+        )
+    };
+    md.push_str(&format!(
+        "P4's transactions (the worker's `cityhub_order_store_step_seconds`, per transaction, medians): {};          with batches four times as large: {}. The raw reference writes 1,000 rows in {:.1} ms.\n\n",
+        split(&m.p4_tx),
+        split(&m.p4_large_tx),
+        1000.0 * 1000.0 / m.p4_raw_rows_per_s.max(1e-9)
+    ));
+    let (rate, poll_ms) =
+        (o.settings["relay_rate"].as_u64().unwrap_or(0), o.settings["outbox_poll_ms"].as_u64().unwrap_or(0));
+    md.push_str(&format!(
+        "## Outbox relays\n\nThe poll relay (`outbox.poll_ms` = {poll_ms}) and the binlog relay, one after the other in each \
+         round on the MariaDB that writes a row binlog, each on a database of its own under a MySQL user of its own \
+         whose statements the server counts (`userstat`); events committed in transactions of ten every 10 ms (medians):\n\n\
+         | relay | commit to consumer p50 | p99 | relay's MySQL statements/s, idle | at {rate} events/s |\n|---|---|---|---|---|\n"
+    ));
+    for (name, r) in [("poll", &m.relays.poll), ("binlog", &m.relays.binlog)] {
+        md.push_str(&format!(
+            "| {name} | {:.1} ms | {:.1} ms | {:.1} | {:.1} |\n",
+            r.p50_ms, r.p99_ms, r.idle_qps, r.busy_qps
+        ));
+    }
+    md.push('\n');
+    md.push_str("## Rounds\n\n| round | P1 req/s | EVALSHA/s | P1 ratio | P1 limited req/s | limited/P1 | P2 orders/s | P2 limit | P2 ratio | P2 drain s | P3 shop req/s | P3 trivial req/s | P3 ratio | P3 voucher req/s | P3 voucher ratio | P4 worker rows/s | P4 raw rows/s | P4 ratio | P4b ratio | P4 large rows/s | P2 HTTP req/s | RSS MB start/end | heap MB start/end | RSS MB round end | P6 computed / cached / ref ms |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (i, r) in o.rounds.iter().enumerate() {
         md.push_str(&format!(
-            "| {} | {:.0} | {:.0} | {:.2} | {:.0} | {:.2} | {:.0} | {:.0} | {:.2} | {:.2} | {:.0} | {:.0} | {:.2} | {:.0} | {:.2} | {:.0} | {:.0} | {:.2} | {:.2} | {:.0} | {:.0} | {:.1}/{:.1} | {:.1}/{:.1} | {:.1} / {:.2} / {:.2} |\n",
+            "| {} | {:.0} | {:.0} | {:.2} | {:.0} | {:.2} | {:.0} | {:.0} | {:.2} | {:.2} | {:.0} | {:.0} | {:.2} | {:.0} | {:.2} | {:.0} | {:.0} | {:.2} | {:.2} | {:.0} | {:.0} | {:.1}/{:.1} | {:.1}/{:.1} | {:.1} | {:.1} / {:.2} / {:.2} |\n",
             i + 1,
             r.p1_seckill_rps,
             r.p1_evalsha_rps,
@@ -178,6 +250,7 @@ pub fn write_markdown(path: &std::path::Path, o: &Output) -> anyhow::Result<()> 
             r.p5_rss_end_mb,
             r.p5_heap_start_mb,
             r.p5_heap_end_mb,
+            r.p5_rss_round_end_mb,
             r.p6_recs_cold_ms,
             r.p6_recs_warm_ms,
             r.p6_reference_ms

@@ -198,6 +198,45 @@ async fn push_drain(
     Ok(n as f64 / (last - first).as_secs_f64().max(0.001))
 }
 
+/// Where a worker's order transactions spent their time, per transaction
+/// (ms), and how many rows each stored: read from its
+/// `cityhub_order_store_step_seconds` histograms, so from a freshly started
+/// worker it covers exactly what it drained.
+#[derive(Debug, Clone, Copy, Default, serde::Serialize)]
+pub struct TxSplit {
+    pub rows: f64,
+    pub begin_ms: f64,
+    pub insert_ms: f64,
+    pub stock_ms: f64,
+    pub commit_ms: f64,
+}
+
+impl TxSplit {
+    pub fn total_ms(&self) -> f64 {
+        self.begin_ms + self.insert_ms + self.stock_ms + self.commit_ms
+    }
+}
+
+/// The [`TxSplit`] of the worker on `metrics_addr` that stored `rows` rows.
+pub async fn tx_split(metrics_addr: &str, rows: usize) -> anyhow::Result<TxSplit> {
+    use cityhub_core::orders::store::Step;
+    let name = cityhub_core::metrics::ORDER_STORE_STEP;
+    let (sum, count) = (format!("{name}_sum"), format!("{name}_count"));
+    let mut ms = [0.0; 4];
+    let mut transactions = 0.0;
+    for (i, step) in Step::ALL.into_iter().enumerate() {
+        let label = format!(r#"step="{}""#, step.label());
+        let n = crate::platform::scrape(metrics_addr, &count, &[&label]).await?.unwrap_or(0.0);
+        let secs = crate::platform::scrape(metrics_addr, &sum, &[&label]).await?.unwrap_or(0.0);
+        ms[i] = 1000.0 * secs / n.max(1.0);
+        if step == Step::Commit {
+            transactions = n;
+        }
+    }
+    let [begin_ms, insert_ms, stock_ms, commit_ms] = ms;
+    Ok(TxSplit { rows: rows as f64 / transactions.max(1.0), begin_ms, insert_ms, stock_ms, commit_ms })
+}
+
 /// Rows/s a freshly started worker stores: `expected` orders over the time
 /// from its last poll that saw none stored to the first that saw them all,
 /// so consumer start-up does not count (and a drain quicker than one poll is

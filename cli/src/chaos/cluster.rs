@@ -67,6 +67,7 @@ pub struct ClusterParts {
     nodes: Vec<Option<Process>>,
     pub broker_b_port: u16,
     broker_b: Option<Process>,
+    /// Chosen when the balancer starts (0 until then).
     pub balancer_port: u16,
     balancer: Option<Process>,
 }
@@ -86,7 +87,7 @@ impl ClusterParts {
             nodes: (0..NODES).map(|_| None).collect(),
             broker_b_port: super::lab::broker_port(),
             broker_b: None,
-            balancer_port: free_port(),
+            balancer_port: 0,
             balancer: None,
         };
         for node in 0..NODES {
@@ -252,6 +253,27 @@ impl ClusterParts {
             .enumerate()
             .map(|(i, addr)| format!("    server api{i} {addr} check inter 500ms fall 2 rise 1\n"))
             .collect();
+        // The port is chosen now, not when the parts started: a lab starting
+        // beside this one may have taken a port chosen minutes ago. A start
+        // that fails on a taken port is tried again on a fresh one.
+        let mut tries = 0;
+        loop {
+            self.balancer_port = free_port();
+            match self.start_haproxy(&servers).await {
+                Ok(process) => {
+                    self.balancer = Some(process);
+                    return Ok(());
+                }
+                Err(err) if tries < 2 => {
+                    tries += 1;
+                    eprintln!("the balancer did not start ({err:#}); trying a fresh port");
+                }
+                Err(err) => return Err(err),
+            }
+        }
+    }
+
+    async fn start_haproxy(&self, servers: &str) -> anyhow::Result<Process> {
         let conf = format!(
             "global\n    maxconn 4096\ndefaults\n    mode http\n    timeout connect 2s\n    timeout client 30s\n\
              \x20   timeout server 30s\n    retries 3\n    option redispatch\n    retry-on conn-failure\n\
@@ -263,11 +285,9 @@ impl ClusterParts {
         std::fs::write(&path, conf)?;
         let mut c = Command::new("haproxy");
         c.arg("-db").arg("-f").arg(&path);
-        let process = start_listening("haproxy", c, self.balancer_port, &self.log("haproxy"))
+        start_listening("haproxy", c, self.balancer_port, &self.log("haproxy"))
             .await
-            .context("start HAProxy (package haproxy)")?;
-        self.balancer = Some(process);
-        Ok(())
+            .context("start HAProxy (package haproxy)")
     }
 
     /// The balancer's base URL.
@@ -293,9 +313,14 @@ impl Drop for ClusterParts {
     }
 }
 
-/// Starts `command` and waits until it listens on `port`; fails if it
-/// exits first or takes more than a minute.
+/// Starts `command` and waits until it listens on `port`; fails if the port
+/// is already taken (another process would answer in its place), if it exits
+/// first or right after the port opened (someone else bound the port in
+/// between), or if it takes more than a minute.
 async fn start_listening(name: &'static str, command: Command, port: u16, log: &Path) -> anyhow::Result<Process> {
+    if port_open(port).await {
+        bail!("{name} cannot start: port {port} is taken by another process");
+    }
     let mut process = Process::start(name, command, log)?;
     let started = Instant::now();
     while !port_open(port).await {
@@ -307,6 +332,10 @@ async fn start_listening(name: &'static str, command: Command, port: u16, log: &
             bail!("{name} did not listen on {port} within 60 s; its log ends:\n{}", process.log_tail(30));
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    if let Some(status) = process.child.try_wait()? {
+        bail!("{name} exited with {status} right after port {port} opened; its log ends:\n{}", process.log_tail(30));
     }
     Ok(process)
 }

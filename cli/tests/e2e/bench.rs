@@ -30,6 +30,10 @@ async fn the_benchmark_command_runs_at_a_tiny_size_and_writes_its_report() {
             "2000",
             "--p6-followings",
             "20",
+            "--relay-rate",
+            "200",
+            "--relay-seconds",
+            "2",
             "--out",
         ])
         .arg(&md)
@@ -95,6 +99,29 @@ async fn the_benchmark_command_runs_at_a_tiny_size_and_writes_its_report() {
     }
     assert_eq!(modes["push"], stages["drain"], "{median}");
     assert!(median["p4_large_rows_per_s"].as_f64().is_some_and(|x| x > 0.0), "{median}");
+    // The outbox relays side by side: both delivered every event, and the
+    // poll relay queries an idle database while the binlog relay does not
+    // (it only samples the backlog every few seconds).
+    assert!(report.contains("## Outbox relays"), "{report}");
+    let relays = &median["relays"];
+    for relay in ["poll", "binlog"] {
+        let r = &relays[relay];
+        assert!(r["p50_ms"].as_f64().is_some_and(|x| x > 0.0), "{relay}: {r}");
+        assert!(r["p99_ms"].as_f64().unwrap() >= r["p50_ms"].as_f64().unwrap(), "{relay}: {r}");
+        assert!(r["busy_qps"].as_f64().is_some_and(|x| x > 0.0), "{relay}: {r}");
+    }
+    assert!(relays["poll"]["idle_qps"].as_f64().unwrap() > relays["binlog"]["idle_qps"].as_f64().unwrap(), "{relays}");
+    // P4's transactions, from the worker's step histograms: each step was
+    // timed, and the rows per transaction are those of real transactions.
+    assert!(report.contains("P4's transactions"), "{report}");
+    for tx in ["p4_tx", "p4_large_tx"] {
+        let t = &median[tx];
+        for step in ["begin_ms", "insert_ms", "stock_ms", "commit_ms"] {
+            assert!(t[step].as_f64().is_some_and(|x| x > 0.0), "{tx}.{step}: {t}");
+        }
+        let rows = t["rows"].as_f64().unwrap();
+        assert!((1.0..=1024.0).contains(&rows), "{tx}: {t}");
+    }
     let p3 = median["p3_shop_rps"].as_f64().unwrap() / median["p3_trivial_rps"].as_f64().unwrap();
     assert!((median["p3_ratio"].as_f64().unwrap() - p3).abs() < 1e-9, "{median}");
     assert!(data["p5_peak_rss_mb"].as_f64().unwrap() > 1.0);

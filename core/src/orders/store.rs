@@ -9,6 +9,7 @@
 //! stock never goes below zero; a batch either commits whole or not at all.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::time::Instant;
 
 use chrono::{DateTime, Utc};
 use sqlx::{MySql, MySqlConnection, MySqlPool, QueryBuilder};
@@ -60,10 +61,46 @@ pub async fn store_batch(db: &MySqlPool, orders: &[OrderMessage]) -> Result<Stor
     if orders.is_empty() {
         return Ok(Stored::default());
     }
+    let started = Instant::now();
     let mut tx = db.begin().await?;
+    Step::Begin.took(started);
     let stored = store_in(&mut tx, orders, OrderStatus::Unpaid).await?;
+    let committing = Instant::now();
     tx.commit().await?;
+    Step::Commit.took(committing);
     Ok(stored)
+}
+
+/// The steps of an order-storing transaction, each timed into
+/// [`ORDER_STORE_STEP`](crate::metrics::ORDER_STORE_STEP): where a batch's
+/// time goes shows what bounds the worker's rate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// Taking a connection and starting the transaction.
+    Begin,
+    /// Writing the rows (and, on the checked path, reading the ids first).
+    Insert,
+    /// Taking the vouchers' stock.
+    Stock,
+    Commit,
+}
+
+impl Step {
+    pub const ALL: [Step; 4] = [Step::Begin, Step::Insert, Step::Stock, Step::Commit];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Step::Begin => "begin",
+            Step::Insert => "insert",
+            Step::Stock => "stock",
+            Step::Commit => "commit",
+        }
+    }
+
+    fn took(self, since: Instant) {
+        metrics::histogram!(crate::metrics::ORDER_STORE_STEP, "step" => self.label())
+            .record(since.elapsed().as_secs_f64());
+    }
 }
 
 /// Stores `orders` with `status` (unpaid, or paid when a payment arrived
@@ -84,12 +121,16 @@ pub async fn store_in(
         return Ok(Stored::default());
     }
     let all: Vec<&OrderMessage> = orders.iter().collect();
+    let inserting = Instant::now();
     let (stored, fresh) = match insert(tx, &all, status).await {
         Ok(()) => (Stored { inserted: orders.iter().map(|o| o.order_id).collect(), ..Stored::default() }, all),
         Err(err) if cityhub_platform::db::violated_unique_key(&err).is_some() => checked(tx, orders, status).await?,
         Err(err) => return Err(err.into()),
     };
+    Step::Insert.took(inserting);
+    let taking = Instant::now();
     take_stock(tx, &fresh).await?;
+    Step::Stock.took(taking);
     Ok(stored)
 }
 

@@ -1,20 +1,28 @@
 //! The outbox relay job: publishes the events every flow writes into the
-//! shared outbox (see `cityhub_platform::outbox`). Several workers may run it
-//! at once; they share the rows without publishing one twice in a round.
-//! Restarted if it ends early: every round starts from the outbox table.
+//! shared outbox (see `cityhub_platform::outbox`), with the relay the
+//! settings name (`outbox.relay`). Several workers may run it at once: poll
+//! relays share the rows without publishing one twice in a round; of binlog
+//! relays, one per database streams and the others wait for its lock.
+//! Restarted if it ends early: the poll relay starts from the outbox table,
+//! the binlog relay from its stored position.
 
 use std::sync::Arc;
 
 use anyhow::Context;
 use cityhub_core::config::Settings;
+use cityhub_platform::config::RelayKind;
 use cityhub_platform::jobs::{Job, OnExit};
 use cityhub_platform::mq::ClientRuntime;
+use cityhub_platform::outbox::binlog::BinlogRelay;
 use cityhub_platform::outbox::relay::Relay;
 use sqlx::MySqlPool;
 use tokio_util::sync::CancellationToken;
 
-/// The relay with its producer.
-pub struct RelayJob(pub Relay);
+/// The configured relay with its producer.
+pub enum RelayJob {
+    Poll(Relay),
+    Binlog(BinlogRelay),
+}
 
 impl RelayJob {
     /// Starts the relay's producer.
@@ -23,7 +31,14 @@ impl RelayJob {
         let producer = cityhub_platform::mq::start_producer(mq, &settings.mq, &group)
             .await
             .context("start outbox relay producer")?;
-        Ok(Self(Relay::new(db, producer, settings.outbox.clone(), settings.mq.topic_queues)))
+        let relay = Relay::new(db.clone(), producer, settings.outbox.clone(), settings.mq.topic_queues);
+        Ok(match settings.outbox.relay {
+            RelayKind::Poll => Self::Poll(relay),
+            RelayKind::Binlog => Self::Binlog(
+                BinlogRelay::new(relay, db, settings.database.url.expose(), settings.outbox.clone())
+                    .context("set up the binlog relay")?,
+            ),
+        })
     }
 }
 
@@ -32,6 +47,9 @@ impl Job for RelayJob {
     const ON_EXIT: OnExit = OnExit::Restart;
 
     async fn run(self: Arc<Self>, stop: CancellationToken) -> anyhow::Result<()> {
-        self.0.run(stop).await
+        match &*self {
+            Self::Poll(relay) => relay.run(stop).await,
+            Self::Binlog(relay) => relay.run(stop).await,
+        }
     }
 }

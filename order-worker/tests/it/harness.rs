@@ -116,6 +116,13 @@ impl Harness {
         sale::assert_invariants(&self.db, &self.kv, voucher, accepted).await
     }
 
+    /// Stops the worker (every job), as a deploy would.
+    pub async fn stop_worker(&mut self) {
+        if let Some(worker) = self.worker.take() {
+            worker.shutdown(Duration::from_secs(30)).await.unwrap();
+        }
+    }
+
     pub async fn shutdown(mut self) {
         if let Some(worker) = self.worker.take() {
             worker.shutdown(Duration::from_secs(30)).await.unwrap();

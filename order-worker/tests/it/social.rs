@@ -228,7 +228,19 @@ async fn a_storm_of_follows_unfollows_and_blocks_delivered_out_of_order_and_twic
 
 #[tokio::test]
 async fn a_relay_dying_between_publishing_and_marking_sends_duplicates_that_change_nothing() {
-    let h = Harness::start(true, |_| {}).await;
+    let mut h = Harness::start(true, |_| {}).await;
+    // The binlog relay's first position, stored before any event was written.
+    let binlog = h.env.settings.outbox.relay == cityhub_platform::config::RelayKind::Binlog;
+    let first_position = || async {
+        sqlx::query_as::<_, (String, u64)>("SELECT file, pos FROM outbox_relay_position WHERE relay = 'binlog'")
+            .fetch_optional(&h.db)
+            .await
+            .unwrap()
+    };
+    if binlog {
+        assert!(eventually(DRAIN, || async { first_position().await.is_some() }).await);
+    }
+    let start = first_position().await;
     let users = make_users(&h.db, 6).await;
     let social = social(&h);
     for &u in &users {
@@ -244,16 +256,27 @@ async fn a_relay_dying_between_publishing_and_marking_sends_duplicates_that_chan
     }
     social.unfollow(users[0], users[1]).await.unwrap();
     model.follows.remove(&(users[0], users[1]));
+    let db = h.db.clone();
     let consumed = || async {
-        let (n,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM consumed_events").fetch_one(&h.db).await.unwrap();
+        let (n,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM consumed_events").fetch_one(&db).await.unwrap();
         n
     };
     assert!(eventually(DRAIN, || async { consumed().await == 16 }).await, "16 events applied");
     assert_agrees(&h, &users, &model).await;
-    // The relay "dies" after publishing: its marks roll back, so every event
-    // is published again.
+    // The relay "dies" after publishing: its marks roll back (and the binlog
+    // relay's position with them), so every event is published again.
+    h.stop_worker().await;
     let topic = &h.env.settings.social.follow_topic;
     sqlx::query("UPDATE outbox SET published_at = NULL WHERE topic = ?").bind(topic).execute(&h.db).await.unwrap();
+    if let Some((file, pos)) = start {
+        sqlx::query("UPDATE outbox_relay_position SET file = ?, pos = ? WHERE relay = 'binlog'")
+            .bind(file)
+            .bind(pos)
+            .execute(&h.db)
+            .await
+            .unwrap();
+    }
+    h.start_worker().await;
     let metrics = cityhub_core::metrics::install();
     let duplicates = || {
         let text = metrics.render();

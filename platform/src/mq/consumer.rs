@@ -117,6 +117,8 @@ impl Consumer {
             .consume_from_where(ConsumeFromWhere::ConsumeFromFirstOffset)
             .consume_message_batch_max_size(settings.consume_batch_max)
             .pull_batch_size(settings.consume_batch_max.max(32))
+            .consume_thread_min(settings.consume_threads)
+            .consume_thread_max(settings.consume_threads)
             .max_reconsume_times(MAX_RECONSUME_TIMES)
             // Never give a batch back for being slow: a message handed back
             // leaves the topic (see `progress`). A handler holds what it cannot

@@ -2,13 +2,16 @@
 //! change (a closed order releasing stock, a follow): [`enqueue`] writes the
 //! event in the caller's own database transaction, so the change and its
 //! announcement commit or roll back together; the [`relay`] publishes what
-//! committed to RocketMQ.
+//! committed to RocketMQ, by polling the table or, with `outbox.relay =
+//! "binlog"`, from MariaDB's binlog ([`binlog`]).
 //!
 //! Guarantees: every committed event is published at least once (a relay
 //! that dies after publishing and before marking publishes again, so
-//! consumers deduplicate by event id); events of one key are published in
-//! the order they were enqueued, to the same message queue of their topic.
+//! consumers deduplicate by event id); events of one key are published to
+//! the same message queue of their topic, in the order they were enqueued
+//! (the poll relay) or committed (the binlog relay).
 
+pub mod binlog;
 pub mod relay;
 
 use serde::Serialize;

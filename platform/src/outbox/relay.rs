@@ -46,6 +46,18 @@ struct Row {
     attempts: u32,
 }
 
+/// An event as published: (event id, key, payload).
+type Event<'a> = (u64, &'a str, &'a str);
+
+/// An outbox event on its way to the broker (the binlog relay's rows).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outgoing {
+    pub id: u64,
+    pub topic: String,
+    pub msg_key: String,
+    pub payload: String,
+}
+
 /// Publishes the outbox; share one per process.
 pub struct Relay {
     db: MySqlPool,
@@ -63,19 +75,34 @@ fn key_hash(key: &str) -> u64 {
 
 impl Relay {
     pub fn new(db: MySqlPool, producer: DefaultMQProducer, settings: OutboxSettings, topic_queues: u32) -> Self {
+        // The binlog relay's alert reads these in either mode.
+        metrics::counter!(m::OUTBOX_SWEPT).increment(0);
+        metrics::gauge!(m::OUTBOX_RELAY_POLLING).set(0.0);
         Self { db, producer, settings, topic_queues, topics: tokio::sync::Mutex::new(HashSet::new()) }
     }
 
     /// One round: claim, publish, mark (see the module doc).
     pub async fn run_once(&self) -> Result<Round, sqlx::Error> {
+        self.round(Duration::ZERO).await
+    }
+
+    /// One round over the rows written at least `older_than` ago: the
+    /// binlog relay's safety net; answers how many it published.
+    pub async fn sweep(&self, older_than: Duration) -> Result<usize, sqlx::Error> {
+        Ok(self.round(older_than).await?.published)
+    }
+
+    async fn round(&self, older_than: Duration) -> Result<Round, sqlx::Error> {
         let mut conn = self.db.acquire().await?;
         sqlx::Executor::execute(&mut *conn, "SET TRANSACTION ISOLATION LEVEL READ COMMITTED").await?;
         let mut tx = sqlx::Connection::begin(&mut *conn).await?;
         let rows: Vec<Row> = sqlx::query_as(
             "SELECT id, topic, msg_key, payload, attempts FROM outbox \
              WHERE published_at IS NULL AND next_attempt_at <= CURRENT_TIMESTAMP(3) \
+             AND created_at <= CURRENT_TIMESTAMP(3) - INTERVAL ? MICROSECOND \
              ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED",
         )
+        .bind(older_than.as_micros() as u64)
         .bind(self.settings.batch_max as u64)
         .fetch_all(&mut *tx)
         .await?;
@@ -105,7 +132,11 @@ impl Relay {
             // After a failure, a key's later rows wait for the next round.
             let group: Vec<&Row> = group.into_iter().filter(|r| !blocked.contains(&r.msg_key)).collect();
             let sent = match &routes[&topic] {
-                Ok(queues) => self.publish(&topic, queues[queue].clone(), &group).await.map_err(|e| e.to_string()),
+                Ok(queues) => {
+                    let events: Vec<Event<'_>> =
+                        group.iter().map(|r| (r.id, r.msg_key.as_str(), r.payload.as_str())).collect();
+                    self.publish(&topic, queues[queue].clone(), &events).await.map_err(|e| e.to_string())
+                }
                 Err(no_route) => Err(no_route.clone()),
             };
             match sent {
@@ -177,18 +208,42 @@ impl Relay {
         }
     }
 
-    async fn publish(&self, topic: &str, target: MessageQueue, rows: &[&Row]) -> Result<(), crate::mq::MqError> {
-        if rows.is_empty() {
+    /// Publishes `events` (id, key, payload) of `topic` to `target` in one batch.
+    async fn publish(&self, topic: &str, target: MessageQueue, events: &[Event<'_>]) -> Result<(), crate::mq::MqError> {
+        if events.is_empty() {
             return Ok(());
         }
-        let messages: Vec<Message> = rows
+        let messages: Vec<Message> = events
             .iter()
-            .map(|r| {
-                let body = format!("{{\"event_id\":{},\"payload\":{}}}", r.id, r.payload);
-                Message::builder().topic(topic).key(r.msg_key.as_str()).body(body.into_bytes()).build_unchecked()
+            .map(|(id, key, payload)| {
+                let body = format!("{{\"event_id\":{id},\"payload\":{payload}}}");
+                Message::builder().topic(topic).key(*key).body(body.into_bytes()).build_unchecked()
             })
             .collect();
         self.producer.send_batch_to_queue(messages, target).await?;
+        Ok(())
+    }
+
+    /// Publishes `events` in their order, each key's to its queue (one
+    /// batch per queue); fails at the first batch the broker did not store,
+    /// so the caller sends them all again.
+    pub async fn send(&self, events: &[Outgoing]) -> Result<(), String> {
+        let mut groups: BTreeMap<(String, usize), Vec<Event<'_>>> = BTreeMap::new();
+        let mut routes: HashMap<String, Vec<MessageQueue>> = HashMap::new();
+        for e in events {
+            if !routes.contains_key(&e.topic) {
+                routes.insert(e.topic.clone(), self.queues(&e.topic).await?);
+            }
+            let queue = (key_hash(&e.msg_key) % routes[&e.topic].len() as u64) as usize;
+            groups.entry((e.topic.clone(), queue)).or_default().push((e.id, &e.msg_key, &e.payload));
+        }
+        for ((topic, queue), group) in groups {
+            if let Err(err) = self.publish(&topic, routes[&topic][queue].clone(), &group).await {
+                metrics::counter!(m::OUTBOX_FAILURES, "topic" => topic.clone()).increment(1);
+                return Err(err.to_string());
+            }
+            metrics::counter!(m::OUTBOX_PUBLISHED, "topic" => topic).increment(group.len() as u64);
+        }
         Ok(())
     }
 
@@ -229,9 +284,21 @@ impl Relay {
         Ok(backlog)
     }
 
+    /// Relays until `stop` (see [`Relay::poll`]), then stops the producer.
+    pub async fn run(&self, stop: CancellationToken) -> anyhow::Result<()> {
+        self.poll(&stop).await;
+        self.shutdown().await;
+        Ok(())
+    }
+
+    /// Stops the relay's producer.
+    pub async fn shutdown(&self) {
+        self.producer.clone().shutdown().await;
+    }
+
     /// Relays until `stop`: a full round goes again at once, otherwise waits
     /// `poll_ms`; samples the gauges each round and purges once a minute.
-    pub async fn run(&self, stop: CancellationToken) -> anyhow::Result<()> {
+    pub async fn poll(&self, stop: &CancellationToken) {
         let poll = self.settings.poll_ms;
         let mut last_purge = tokio::time::Instant::now();
         while !stop.is_cancelled() {
@@ -258,7 +325,5 @@ impl Relay {
                 }
             }
         }
-        self.producer.clone().shutdown().await;
-        Ok(())
     }
 }

@@ -1,17 +1,22 @@
 //! The shared outbox and its relay over RocketMQ: what commits is published,
 //! what rolls back never is, a key's events keep their order on one queue,
 //! and a relay dying between publishing and marking only causes duplicates.
+//! The relay is the one the settings name: the poll relay by default, the
+//! binlog relay in the suite's binlog profile (`CITYHUB_TEST_OUTBOX_RELAY`).
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use cityhub_platform::config::RelayKind;
 use cityhub_platform::mq::consumer::{Ack, BatchHandler, Consumer, Delivery};
+use cityhub_platform::outbox::binlog::BinlogRelay;
 use cityhub_platform::outbox::relay::Relay;
 use cityhub_platform::outbox::{self, Envelope};
-use cityhub_testkit::{eventually, mq_client, Settings, TestEnv};
+use cityhub_testkit::{eventually, metric, mq_client, Settings, TestEnv};
 use serde_json::{json, Value};
 use sqlx::MySqlPool;
+use tokio_util::sync::CancellationToken;
 
 /// How long a consumer gets to see what was published.
 const DRAIN: Duration = Duration::from_secs(60);
@@ -24,16 +29,78 @@ struct Harness {
 
 impl Harness {
     async fn start(configure: impl FnOnce(&mut Settings)) -> Self {
-        let mut env = TestEnv::new();
+        Self::on(TestEnv::new(), configure).await
+    }
+
+    async fn on(mut env: TestEnv, configure: impl FnOnce(&mut Settings)) -> Self {
         configure(&mut env.settings);
         let db = env.db().await;
         Self { env, db }
     }
 }
 
+/// The relay the settings name, running: the poll relay's rounds are run by
+/// [`Running::drain`]; the binlog relay runs on its own, from a position it
+/// stored before anything was enqueued, so every event comes through the
+/// binlog (the start-up sweep finds nothing).
+enum Running {
+    Poll(Box<Relay>),
+    Binlog { relay: Arc<BinlogRelay>, stop: CancellationToken, task: tokio::task::JoinHandle<anyhow::Result<()>> },
+}
+
+impl Running {
+    async fn start(h: &Harness) -> Self {
+        let s = &h.env.settings;
+        let relay = relay(h).await;
+        match s.outbox.relay {
+            RelayKind::Poll => Running::Poll(Box::new(relay)),
+            RelayKind::Binlog => {
+                let url = s.database.url.expose();
+                let binlog = Arc::new(BinlogRelay::new(relay, h.db.clone(), url, s.outbox.clone()).unwrap());
+                let stop = CancellationToken::new();
+                let task = tokio::spawn({
+                    let (relay, stop) = (Arc::clone(&binlog), stop.clone());
+                    async move { relay.run(stop).await }
+                });
+                let started = eventually(DRAIN, || async { binlog.stored_position().await.unwrap().is_some() });
+                assert!(started.await, "the binlog relay stored its first position");
+                Running::Binlog { relay: binlog, stop, task }
+            }
+        }
+    }
+
+    /// Until nothing committed is left unpublished.
+    async fn drain(&self, h: &Harness) {
+        match self {
+            Running::Poll(relay) => {
+                for _ in 0..50 {
+                    if relay.run_once().await.is_ok_and(|r| r.published == 0) {
+                        break;
+                    }
+                }
+            }
+            Running::Binlog { .. } => {}
+        }
+        let empty = eventually(DRAIN, || async { outbox::backlog(&h.db).await.unwrap().rows == 0 });
+        assert!(empty.await, "every committed event was published");
+    }
+
+    /// Stops the binlog relay (it never fell back to polling and its sweep
+    /// published nothing: every event came through the binlog).
+    async fn stop(self) {
+        if let Running::Binlog { relay, stop, task } = self {
+            stop.cancel();
+            task.await.unwrap().unwrap();
+            drop(relay);
+            assert_eq!(metric(cityhub_platform::metrics::OUTBOX_SWEPT, &[]), 0.0, "nothing was left to the sweep");
+            assert_eq!(metric(cityhub_platform::metrics::OUTBOX_RELAY_POLLING, &[]), 0.0, "it never polled");
+        }
+    }
+}
+
 /// Every delivery: (event id, key, queue, offset).
 #[derive(Default)]
-struct Seen(Mutex<Vec<(u64, String, i32, i64)>>);
+pub struct Seen(pub Mutex<Vec<(u64, String, i32, i64)>>);
 
 struct Collect(Arc<Seen>);
 
@@ -58,10 +125,15 @@ async fn relay(h: &Harness) -> Relay {
 }
 
 async fn consume(h: &Harness, topic: &str) -> (Consumer, Arc<Seen>) {
+    read_topic(&h.env.settings, topic).await
+}
+
+/// A consumer of `topic` from its first message, recording every delivery.
+pub async fn read_topic(settings: &Settings, topic: &str) -> (Consumer, Arc<Seen>) {
     let seen = Arc::new(Seen::default());
     let group = format!("{topic}_reader");
     let consumer =
-        Consumer::start(&mq_client(), &h.env.settings.mq, &group, topic, Arc::new(Collect(Arc::clone(&seen)))).await;
+        Consumer::start(&mq_client(), &settings.mq, &group, topic, Arc::new(Collect(Arc::clone(&seen)))).await;
     (consumer.unwrap(), seen)
 }
 
@@ -80,6 +152,7 @@ async fn enqueue(h: &Harness, topic: &str, key: &str, n: usize, commit: bool) ->
 async fn committed_events_are_published_in_key_order_on_one_queue_and_rolled_back_ones_never() {
     let h = Harness::start(|s| s.outbox.batch_max = 7).await;
     let topic = format!("{}_events", h.env.settings.mq.order_topic);
+    let relay = Running::start(&h).await;
     let mut committed = HashMap::new();
     for n in 0..15 {
         for key in ["a", "b", "c"] {
@@ -90,23 +163,16 @@ async fn committed_events_are_published_in_key_order_on_one_queue_and_rolled_bac
             }
         }
     }
-
-    let relay = relay(&h).await;
-    let mut published = 0;
-    for _ in 0..50 {
-        published += relay.run_once().await.unwrap().published;
-        if published == committed.len() {
-            break;
-        }
+    relay.drain(&h).await;
+    if let Running::Poll(poll) = &relay {
+        assert_eq!(poll.run_once().await.unwrap(), Default::default(), "nothing is left to publish");
     }
-    assert_eq!(published, committed.len(), "rounds of 7 published every committed event once");
-    assert_eq!(relay.run_once().await.unwrap(), Default::default(), "nothing is left to publish");
-    assert_eq!(relay.sample().await.unwrap().rows, 0, "no backlog");
 
     let (consumer, seen) = consume(&h, &topic).await;
     assert!(eventually(DRAIN, || async { seen.0.lock().unwrap().len() >= committed.len() }).await);
     tokio::time::sleep(Duration::from_millis(500)).await;
     consumer.shutdown().await;
+    relay.stop().await;
     let seen = seen.0.lock().unwrap().clone();
     let ids: HashSet<u64> = seen.iter().map(|s| s.0).collect();
     assert_eq!(ids, committed.keys().copied().collect(), "exactly the committed events, none rolled back");
@@ -124,10 +190,7 @@ async fn a_relay_dying_after_publishing_and_before_marking_only_duplicates_and_a
 ) {
     let h = Harness::start(|_| {}).await;
     let topic = format!("{}_events", h.env.settings.mq.order_topic);
-    let mut committed = HashSet::new();
-    for n in 0..10 {
-        committed.insert(enqueue(&h, &topic, &format!("k{}", n % 3), n, true).await);
-    }
+    let relay = Running::start(&h).await;
     // Marking fails, as when the relay dies between the broker's answer and its commit.
     sqlx::raw_sql(
         "CREATE TRIGGER outbox_mark_fails BEFORE UPDATE ON outbox FOR EACH ROW \
@@ -136,14 +199,28 @@ async fn a_relay_dying_after_publishing_and_before_marking_only_duplicates_and_a
     .execute(&h.db)
     .await
     .unwrap();
-    let relay = relay(&h).await;
-    assert!(relay.run_once().await.is_err(), "published, then could not mark");
+    let mut committed = HashSet::new();
+    for n in 0..10 {
+        committed.insert(enqueue(&h, &topic, &format!("k{}", n % 3), n, true).await);
+    }
+    match &relay {
+        Running::Poll(poll) => assert!(poll.run_once().await.is_err(), "published, then could not mark"),
+        // The binlog relay publishes, fails to mark and store its position,
+        // and reads the batch again from the position it had stored.
+        Running::Binlog { .. } => {}
+    }
+    let label = format!("topic=\"{topic}\"");
+    let published = || metric(cityhub_platform::metrics::OUTBOX_PUBLISHED, &[&label]);
+    assert!(eventually(DRAIN, || async { published() >= 10.0 }).await, "published once");
     sqlx::raw_sql("DROP TRIGGER outbox_mark_fails").execute(&h.db).await.unwrap();
-    assert_eq!(relay.run_once().await.unwrap().published, 10, "the unmarked rows go again");
+    relay.drain(&h).await;
 
     let (consumer, seen) = consume(&h, &topic).await;
-    assert!(eventually(DRAIN, || async { seen.0.lock().unwrap().len() >= 20 }).await, "both copies arrive");
+    let copies = published() as usize;
+    assert!(copies >= 20, "published again after the failed marks: {copies}");
+    assert!(eventually(DRAIN, || async { seen.0.lock().unwrap().len() >= copies }).await, "the copies arrive");
     consumer.shutdown().await;
+    relay.stop().await;
     // A consumer that applies each event id once ends as if each came once.
     let mut applied = HashSet::new();
     let mut effects = 0;
