@@ -14,11 +14,19 @@ pub use tikv_jemallocator::Jemalloc as Allocator;
 /// Starts jemalloc's background thread, which hands decayed pages back on
 /// time. Without it jemalloc purges only when a thread allocates, so a
 /// process that falls quiet after a burst keeps the burst's pages resident
-/// until its next request.
+/// until its next request. A jemalloc configuration that names
+/// `background_thread` (`_RJEM_MALLOC_CONF`) decides instead.
 pub fn purge_in_background() -> Result<(), tikv_jemalloc_ctl::Error> {
+    if std::env::var(CONF).is_ok_and(|conf| conf.contains("background_thread")) {
+        return Ok(());
+    }
     tikv_jemalloc_ctl::max_background_threads::write(1)?;
     tikv_jemalloc_ctl::background_thread::write(true)
 }
+
+/// The variable jemalloc (built with the `_rjem_` prefix) reads its
+/// configuration from at start.
+const CONF: &str = "_RJEM_MALLOC_CONF";
 
 /// The allocator's figures: bytes the program holds (`allocated`) and bytes
 /// of memory the allocator keeps resident for it (`resident`).

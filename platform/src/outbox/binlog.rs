@@ -6,12 +6,14 @@
 //! rows when the stream has nothing more ready (or a batch is full).
 //!
 //! Invariants:
-//! - **At least once, from a durable position.** After the broker stored a
-//!   batch, one transaction marks its rows published and stores the binlog
-//!   position after the batch's last commit (`outbox_relay_position`). A
-//!   relay that dies, loses its connection or meets a restarted MariaDB reads
-//!   again from the stored position, so it can only send duplicates, which
-//!   the consumers absorb by event id.
+//! - **At least once, from a durable position.** Once the broker stored
+//!   what was published, one transaction marks those rows published and
+//!   stores the binlog position after their last commit
+//!   (`outbox_relay_position`), at most every 100 ms while events flow and
+//!   on a stop. A relay that dies, loses its connection or meets a restarted
+//!   MariaDB reads again from the stored position, so it can only send
+//!   duplicates (at most the last 100 ms), which the consumers absorb by
+//!   event id.
 //! - **Commit order.** Rows go out in the order their transactions committed;
 //!   a key's rows go to one queue of their topic (the poll relay's hash).
 //! - **One relay per database.** The relay streams only while it holds the
@@ -345,30 +347,48 @@ impl BinlogRelay {
         // published (up to `ready_at`).
         let (mut open, mut ready): (Vec<Outgoing>, Vec<Outgoing>) = (Vec::new(), Vec::new());
         let mut ready_at: Option<Position> = None;
+        // Ids the broker stored that are not marked yet, up to `published_at`.
+        let (mut published, mut published_at): (Vec<u64>, Option<Position>) = (Vec::new(), None);
         // Where reading has got to between outbox transactions, and what is stored.
         let (mut read_at, mut stored) = (from.clone(), from);
         let mut stored_when = tokio::time::Instant::now();
         loop {
+            // Marks and the position go in at most every STORE_EVERY (and on
+            // a stop), so a busy stream costs one small transaction per period.
+            if published_at.is_some() && (stored_when.elapsed() >= STORE_EVERY || stop.is_cancelled()) {
+                let at = published_at.take().expect("checked");
+                self.store(&mut published, &at).await?;
+                (stored, stored_when) = (at, tokio::time::Instant::now());
+            }
+            if stop.is_cancelled() {
+                return Ok(Ended::Stopped);
+            }
             // What committed goes out once nothing more is ready to read.
             let next = match stream.next().now_or_never() {
                 Some(next) => next,
                 None if ready_at.is_some() => {
                     let at = ready_at.take().expect("checked");
-                    self.flush(&mut ready, &at, stop).await?;
-                    (read_at, stored, stored_when) = (at.clone(), at, tokio::time::Instant::now());
+                    published.extend(self.publish(&mut ready, stop).await?);
+                    (read_at, published_at) = (at.clone(), Some(at));
                     continue;
                 }
                 None => {
                     // A position moved only by other tables' transactions is
                     // stored now and then, so a restart does not read them again.
-                    if read_at != stored && stored_when.elapsed() > CHECKPOINT_EVERY {
-                        store_position(&mut *self.db.acquire().await?, &read_at).await?;
+                    if published_at.is_none() && read_at != stored && stored_when.elapsed() > CHECKPOINT_EVERY {
+                        self.store(&mut published, &read_at).await?;
                         (stored, stored_when) = (read_at.clone(), tokio::time::Instant::now());
                     }
+                    let wait = match published_at {
+                        Some(_) => STORE_EVERY.saturating_sub(stored_when.elapsed()),
+                        None => 3 * heartbeat,
+                    };
                     tokio::select! {
-                        () = stop.cancelled() => return Ok(Ended::Stopped),
-                        next = tokio::time::timeout(3 * heartbeat, stream.next()) => match next {
+                        () = stop.cancelled() => continue,
+                        next = tokio::time::timeout(wait, stream.next()) => match next {
                             Ok(next) => next,
+                            // Time to store what was published.
+                            Err(_) if published_at.is_some() => continue,
                             Err(_) => return Ok(Ended::Lost(anyhow::anyhow!("no event nor heartbeat for three periods"))),
                         },
                     }
@@ -410,11 +430,11 @@ impl BinlogRelay {
                         read_at = at;
                     } else {
                         ready.append(&mut open);
-                        ready_at = Some(at);
                         if ready.len() >= self.settings.batch_max {
-                            let at = ready_at.take().expect("set above");
-                            self.flush(&mut ready, &at, stop).await?;
-                            (read_at, stored, stored_when) = (at.clone(), at, tokio::time::Instant::now());
+                            published.extend(self.publish(&mut ready, stop).await?);
+                            (read_at, published_at) = (at.clone(), Some(at));
+                        } else {
+                            ready_at = Some(at);
                         }
                     }
                 }
@@ -423,9 +443,9 @@ impl BinlogRelay {
         }
     }
 
-    /// Publishes `ready` (retrying while the broker refuses), then marks its
-    /// rows and stores `at` in one transaction.
-    async fn flush(&self, ready: &mut Vec<Outgoing>, at: &Position, stop: &CancellationToken) -> Result<(), Ended> {
+    /// Publishes `ready` (the same batch again while the broker refuses it);
+    /// answers the ids it published.
+    async fn publish(&self, ready: &mut Vec<Outgoing>, stop: &CancellationToken) -> Result<Vec<u64>, Ended> {
         let mut backoff = Backoff::new(Duration::from_millis(100), self.settings.backoff_max_ms);
         while let Err(err) = self.relay.send(ready).await {
             tracing::warn!(rows = ready.len(), error = %err, "outbox publish failed; trying the batch again");
@@ -433,25 +453,36 @@ impl BinlogRelay {
                 return Err(Ended::Stopped);
             }
         }
+        Ok(ready.drain(..).map(|e| e.id).collect())
+    }
+
+    /// Marks `published` and stores `at` in one transaction.
+    async fn store(&self, published: &mut Vec<u64>, at: &Position) -> Result<(), Ended> {
         let mut tx = self.db.begin().await?;
-        let mut mark = QueryBuilder::<MySql>::new(
-            "UPDATE outbox SET published_at = CURRENT_TIMESTAMP(3) WHERE published_at IS NULL AND id IN (",
-        );
-        let mut ids = mark.separated(", ");
-        for event in ready.iter() {
-            ids.push_bind(event.id);
+        if !published.is_empty() {
+            let mut mark = QueryBuilder::<MySql>::new(
+                "UPDATE outbox SET published_at = CURRENT_TIMESTAMP(3) WHERE published_at IS NULL AND id IN (",
+            );
+            let mut ids = mark.separated(", ");
+            for id in published.iter() {
+                ids.push_bind(id);
+            }
+            mark.push(")");
+            mark.build().execute(&mut *tx).await?;
         }
-        mark.push(")");
-        mark.build().execute(&mut *tx).await?;
         store_position(&mut tx, at).await?;
         tx.commit().await?;
-        ready.clear();
+        published.clear();
         Ok(())
     }
 }
 
 /// How often a position moved only by other tables' transactions is stored.
 const CHECKPOINT_EVERY: Duration = Duration::from_secs(10);
+
+/// How often published rows are marked and the position stored while events
+/// flow: a relay that dies sends at most this much again.
+const STORE_EVERY: Duration = Duration::from_millis(100);
 
 async fn store_position(conn: &mut sqlx::MySqlConnection, at: &Position) -> Result<(), sqlx::Error> {
     sqlx::query(
