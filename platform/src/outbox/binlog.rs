@@ -172,15 +172,7 @@ impl BinlogRelay {
                     Err(err) => tracing::warn!(error = %err, "outbox sweep failed"),
                 }
             }
-            if let Err(err) = self.relay.sample().await {
-                tracing::debug!(error = %err, "outbox gauges not sampled");
-            }
-            if last_purge.elapsed() > Duration::from_secs(60) {
-                last_purge = tokio::time::Instant::now();
-                if let Err(err) = self.relay.purge().await {
-                    tracing::warn!(error = %err, "outbox purge failed");
-                }
-            }
+            self.relay.keep(&mut last_purge).await;
         }
     }
 

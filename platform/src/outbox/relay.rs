@@ -284,6 +284,20 @@ impl Relay {
         Ok(backlog)
     }
 
+    /// The upkeep both relays do on their own rhythm: samples the gauges,
+    /// and purges if a minute has passed since `last_purge`.
+    pub async fn keep(&self, last_purge: &mut tokio::time::Instant) {
+        if let Err(err) = self.sample().await {
+            tracing::debug!(error = %err, "outbox gauges not sampled");
+        }
+        if last_purge.elapsed() > Duration::from_secs(60) {
+            *last_purge = tokio::time::Instant::now();
+            if let Err(err) = self.purge().await {
+                tracing::warn!(error = %err, "outbox purge failed");
+            }
+        }
+    }
+
     /// Relays until `stop` (see [`Relay::poll`]), then stops the producer.
     pub async fn run(&self, stop: CancellationToken) -> anyhow::Result<()> {
         self.poll(&stop).await;
@@ -309,15 +323,7 @@ impl Relay {
                     false
                 }
             };
-            if let Err(err) = self.sample().await {
-                tracing::debug!(error = %err, "outbox gauges not sampled");
-            }
-            if last_purge.elapsed() > Duration::from_secs(60) {
-                last_purge = tokio::time::Instant::now();
-                if let Err(err) = self.purge().await {
-                    tracing::warn!(error = %err, "outbox purge failed");
-                }
-            }
+            self.keep(&mut last_purge).await;
             if !full {
                 tokio::select! {
                     () = stop.cancelled() => {}
