@@ -271,6 +271,12 @@ impl Platform {
         Ok(scrape(&self.second_worker_metrics, family, &labels).await?.unwrap_or(0.0))
     }
 
+    /// The (first) worker's `family` sample carrying every one of `labels`,
+    /// since its last start; 0 when it has none.
+    pub async fn worker_metric(&self, family: &str, labels: &[&str]) -> anyhow::Result<f64> {
+        Ok(scrape(&self.settings.worker.metrics_addr, family, labels).await?.unwrap_or(0.0))
+    }
+
     /// `kill -9` of the second worker.
     pub async fn kill_second_worker(&mut self) -> anyhow::Result<()> {
         match self.second_worker.take() {

@@ -8,6 +8,8 @@
 //! - [`sale`]: reads and assertions of one voucher's sale.
 //! - [`invariants`]: the seckill invariants of a sale against the exact 202s,
 //!   shared by the tests and by `cityhub flash-sale`, `chaos` and `bench`.
+//! - [`relayed`]: the outbox's promise for follow events over a run (every
+//!   committed event applied once in effect), for `cityhub chaos`.
 //! - [`PrivateRedis`]: a Redis server of one test's own, for failures the
 //!   shared server must never see.
 //! - [`browser`]: headless Chromium over WebDriver, for the console's test.
@@ -22,6 +24,7 @@ pub mod fakes;
 pub mod invariants;
 pub mod logs;
 pub mod private_redis;
+pub mod relayed;
 pub mod sale;
 
 pub use cityhub_core::config::Settings;

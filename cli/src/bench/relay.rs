@@ -115,7 +115,7 @@ async fn one(
     let consumer = Consumer::start(mq, &settings.mq, &group, &topic, Arc::new(Record(Arc::clone(&arrivals)))).await?;
     let producer =
         cityhub_platform::mq::start_producer(mq, &settings.mq, &format!("{topic}_relay")).await.context("producer")?;
-    let relay = Relay::new(relay_db.clone(), producer, settings.outbox.clone(), settings.mq.topic_queues);
+    let relay = Relay::new(relay_db.clone(), producer, settings.outbox.clone(), &settings.mq);
     let stop = CancellationToken::new();
     let task = match kind {
         RelayKind::Poll => tokio::spawn({

@@ -130,6 +130,8 @@ pub struct Lab {
     replica_port: u16,
     pub namesrv_port: u16,
     pub broker_port: u16,
+    /// MariaDB writes a row binlog (for the binlog outbox relay).
+    binlog: bool,
     database: Option<Process>,
     redis: Option<Process>,
     replica: Option<Process>,
@@ -188,8 +190,19 @@ pub(super) async fn port_open(port: u16) -> bool {
 }
 
 impl Lab {
-    /// Creates the data folders and starts every part.
+    /// Creates the data folders and starts every part; MariaDB writes no binlog.
     pub async fn start(dir: &Path) -> anyhow::Result<Self> {
+        Self::start_with(dir, false).await
+    }
+
+    /// [`Lab::start`] with MariaDB writing a row binlog with full row
+    /// metadata, as the binlog outbox relay needs; it survives restarts of
+    /// the server (its files are in the data folder).
+    pub async fn with_binlog(dir: &Path) -> anyhow::Result<Self> {
+        Self::start_with(dir, true).await
+    }
+
+    async fn start_with(dir: &Path, binlog: bool) -> anyhow::Result<Self> {
         std::fs::create_dir_all(dir.join("logs"))?;
         let mut lab = Self {
             dir: dir.to_path_buf(),
@@ -201,6 +214,7 @@ impl Lab {
             replica_port: free_port(),
             namesrv_port: free_port(),
             broker_port: broker_port(),
+            binlog,
             database: None,
             redis: None,
             replica: None,
@@ -439,8 +453,15 @@ impl Lab {
                     .arg(format!("--port={}", self.mysql_port))
                     .arg(format!("--socket={}", self.dir.join("mysql.sock").display()))
                     .arg(format!("--pid-file={}", self.dir.join("mysql.pid").display()))
-                    .args(["--bind-address=127.0.0.1", "--user=root", "--skip-log-bin"])
+                    .args(["--bind-address=127.0.0.1", "--user=root"])
                     .args(["--innodb-buffer-pool-size=64M", "--innodb-log-file-size=16M", "--max-connections=500"]);
+                match self.binlog {
+                    true => c
+                        .arg(format!("--log-bin={}", data.join("binlog").display()))
+                        .args(["--server-id=1", "--binlog-format=ROW", "--binlog-row-image=FULL"])
+                        .arg("--binlog-row-metadata=FULL"),
+                    false => c.arg("--skip-log-bin"),
+                };
                 c
             }
             Part::Redis => {

@@ -12,6 +12,13 @@
 //! lost, stranded or unexplained, Redis agrees with MySQL, the reconciler
 //! says `consistent` and every fault was recovered from in time.
 //!
+//! The `relay-` scenarios run the worker's outbox relay on the binlog
+//! (`outbox.relay = "binlog"`, the lab's MariaDB writing a row binlog) while
+//! the shoppers also follow and unfollow each other, so follow events are
+//! streaming when the fault strikes; they pass only if, beside the sale's
+//! invariants, every follow event committed was applied exactly once in
+//! effect ([`Relayed`]) and the relay was still streaming at the end.
+//!
 //! The lab runs the reconciler every 2 s with a 5 s grace period (stranded
 //! reservations are re-published after it) and samples the consumer lag
 //! every second, so recovery is measured in seconds, not minutes.
@@ -31,9 +38,12 @@ use anyhow::Context;
 use cityhub_core::config::Settings;
 use cityhub_core::kv::Kv;
 use cityhub_core::{UserId, VoucherId};
+use cityhub_platform::config::RelayKind;
 use cityhub_testkit::invariants::{self, Accepted, Tally};
+use cityhub_testkit::relayed::{self, Relayed};
 use serde::{Deserialize, Serialize};
 use sqlx::MySqlPool;
+use tokio::sync::watch;
 
 use crate::platform::Platform;
 use lab::{Lab, Part};
@@ -75,6 +85,17 @@ pub enum Scenario {
     /// worker is killed right after, so its queues move to the other
     /// (a rebalance) while the reconcilers rebuild.
     WorkerKillAfterLoss,
+    /// With the binlog outbox relay streaming follow events, the worker
+    /// (and its relay) is killed (`kill -9`) and restarted: the relay resumes
+    /// from its stored position.
+    RelayKill,
+    /// With the binlog relay streaming, MariaDB is killed (`kill -9`) and
+    /// started again: the relay reconnects from its stored position.
+    RelayDatabaseRestart,
+    /// With the binlog relay streaming, the broker is killed and stays down
+    /// while follow events keep being committed (the binlog grows), then
+    /// comes back on its store.
+    RelayBrokerDown,
     /// Every single fault of the first six, one after another, in one sale.
     All,
     /// On the cluster shape: the Redis master holding the voucher's slot is
@@ -94,7 +115,7 @@ pub enum Scenario {
 
 impl Scenario {
     /// Every scenario, in the order a full run takes them.
-    pub const EVERY: [Scenario; 17] = [
+    pub const EVERY: [Scenario; 20] = [
         Scenario::WorkerKill,
         Scenario::BrokerKill,
         Scenario::NamesrvDown,
@@ -107,6 +128,9 @@ impl Scenario {
         Scenario::DatabaseOutlastsTtl,
         Scenario::LockWaitDuringLoss,
         Scenario::WorkerKillAfterLoss,
+        Scenario::RelayKill,
+        Scenario::RelayDatabaseRestart,
+        Scenario::RelayBrokerDown,
         Scenario::All,
         Scenario::ClusterMasterKill,
         Scenario::ClusterBrokerKill,
@@ -128,6 +152,9 @@ impl Scenario {
             Scenario::DatabaseOutlastsTtl => "MariaDB stopped past the details' TTL",
             Scenario::LockWaitDuringLoss => "lock-wait timeout while Redis restarts",
             Scenario::WorkerKillAfterLoss => "one of two workers killed after a loss",
+            Scenario::RelayKill => "binlog relay: worker kill -9",
+            Scenario::RelayDatabaseRestart => "binlog relay: MariaDB kill -9, restart",
+            Scenario::RelayBrokerDown => "binlog relay: broker down, binlog grows",
             Scenario::All => "all in sequence",
             Scenario::ClusterMasterKill => "cluster: Redis master kill -9",
             Scenario::ClusterBrokerKill => "cluster: one of two brokers kill -9",
@@ -146,6 +173,12 @@ impl Scenario {
                 | Scenario::ClusterApiKill
                 | Scenario::ClusterWorkerKill
         )
+    }
+
+    /// Whether the scenario runs the binlog outbox relay, with follow events
+    /// streaming beside the sale.
+    pub fn on_binlog(self) -> bool {
+        matches!(self, Scenario::RelayKill | Scenario::RelayDatabaseRestart | Scenario::RelayBrokerDown)
     }
 
     /// The single faults this scenario injects, in order.
@@ -207,6 +240,10 @@ pub struct Plan {
     /// How long the API stays dead, seconds.
     #[arg(long, default_value_t = 2)]
     pub api_down_secs: u64,
+    /// Follow and unfollow requests sent per second beside the sale, in the
+    /// `relay-` scenarios.
+    #[arg(long, default_value_t = 200, value_parser = crate::positive::<u32>())]
+    pub follow_rate: u32,
     /// Longest wait for the sale to be whole again after a fault, and for
     /// the drain after the stampede, seconds.
     #[arg(long, default_value_t = 180, value_parser = crate::positive::<u64>())]
@@ -219,8 +256,8 @@ pub struct Plan {
 impl Plan {
     fn down(&self, fault: Scenario) -> Duration {
         Duration::from_secs(match fault {
-            Scenario::WorkerKill | Scenario::ClusterWorkerKill => self.worker_down_secs,
-            Scenario::BrokerKill | Scenario::ClusterBrokerKill => self.broker_down_secs,
+            Scenario::WorkerKill | Scenario::ClusterWorkerKill | Scenario::RelayKill => self.worker_down_secs,
+            Scenario::BrokerKill | Scenario::ClusterBrokerKill | Scenario::RelayBrokerDown => self.broker_down_secs,
             Scenario::NamesrvDown => self.namesrv_down_secs,
             Scenario::DatabaseStop => self.database_down_secs,
             Scenario::ApiKill | Scenario::ClusterApiKill => self.api_down_secs,
@@ -232,6 +269,7 @@ impl Plan {
             | Scenario::LockWaitDuringLoss
             | Scenario::WorkerKillAfterLoss
             | Scenario::ClusterMasterKill
+            | Scenario::RelayDatabaseRestart
             | Scenario::All => 0,
         })
     }
@@ -262,6 +300,29 @@ pub struct FaultWindow {
     /// What shoppers were answered from the fault until the sale was whole
     /// again (or the timeout).
     pub answers: BTreeMap<String, usize>,
+    /// What the follow requests were answered meanwhile (`relay-` scenarios).
+    #[serde(default)]
+    pub follow_answers: BTreeMap<String, usize>,
+}
+
+/// The follow events of a `relay-` scenario.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RelayRow {
+    pub relayed: Relayed,
+    /// Every follow answer of the run, by label.
+    pub answers: BTreeMap<String, usize>,
+    /// Redeliveries the consumer recognised and ignored, since the worker's
+    /// last start (a relay resuming from its stored position sends again
+    /// what it sent after that position).
+    pub duplicates: f64,
+    /// The relay's reconnects since the worker's last start (a lost stream).
+    pub restarts: f64,
+    /// Batches the broker did not store, since then (each sent again).
+    pub publish_failures: f64,
+    /// Rows the sweep published because the relay had not, since then.
+    pub swept: f64,
+    /// The relay had fallen back to polling at the end (a failure here).
+    pub polling: bool,
 }
 
 /// One scenario's line of the report.
@@ -282,6 +343,9 @@ pub struct Row {
     /// Repairs the reconcilers made during the run, by kind.
     #[serde(default)]
     pub repairs: BTreeMap<String, usize>,
+    /// The follow events, in the `relay-` scenarios.
+    #[serde(default)]
+    pub relay: Option<RelayRow>,
     pub pass: bool,
 }
 
@@ -296,6 +360,8 @@ struct Run<'a> {
     kv: Kv,
     voucher: VoucherId,
     shoppers: Arc<Shoppers>,
+    /// Ends the follow storm (`relay-` scenarios).
+    storm: Option<watch::Sender<bool>>,
 }
 
 /// The lab's settings: `base` on the lab's services at its own timings,
@@ -317,8 +383,18 @@ pub fn scratch(name: &str) -> PathBuf {
 /// Runs one scenario in a lab of its own and returns its row.
 pub async fn run_scenario(base: &Settings, plan: &Plan, scenario: Scenario) -> anyhow::Result<Row> {
     let dir = scratch("sale");
-    let lab = Lab::start(&dir).await.context("start the lab")?;
+    let lab = match scenario.on_binlog() {
+        true => Lab::with_binlog(&dir).await,
+        false => Lab::start(&dir).await,
+    };
+    let lab = lab.context("start the lab")?;
     let mut settings = lab_settings(&lab, base);
+    if scenario.on_binlog() {
+        settings.outbox.relay = RelayKind::Binlog;
+        // The count correction would repair a count an event moved twice
+        // before the run could see it.
+        settings.social.count_check_secs = Duration::from_secs(86_400);
+    }
     if scenario == Scenario::DatabaseOutlastsTtl {
         settings.vouchers.cache_ttl_secs = Duration::from_secs(OUTLASTED_TTL_SECS);
     }
@@ -353,7 +429,7 @@ pub async fn run_scenario(base: &Settings, plan: &Plan, scenario: Scenario) -> a
     let auth = services.auth.clone();
     let users = crate::users::create(&auth, 0, plan.users).await?;
     let shoppers = Shoppers::new(users, auth);
-    let mut run = Run { plan, lab, platform, cluster, db, kv, voucher, shoppers };
+    let mut run = Run { plan, lab, platform, cluster, db, kv, voucher, shoppers, storm: None };
     let result = run.sale(scenario).await;
     if result.is_err() {
         eprintln!("{}", run.logs());
@@ -372,12 +448,20 @@ impl Run<'_> {
         let front = self.cluster.as_ref().map_or_else(|| self.platform.base(), |c| c.parts.base());
         let url = format!("{front}/vouchers/{}/seckill", self.voucher);
         let pace = Pace { requests: self.plan.requests, rate: self.plan.rate, concurrency: self.plan.concurrency };
+        let storm = match scenario.on_binlog() {
+            true => Some(self.start_storm(&front).await?),
+            false => None,
+        };
         let stampede = tokio::spawn(Arc::clone(&self.shoppers).run(url, pace));
         let faults = self.inject_all(scenario).await;
         // Every shopper gets one more try after the last recovery.
         self.shoppers.release_hold(self.plan.users);
         let faults = faults?;
         stampede.await??;
+        if let (Some(stop), Some(storm)) = (self.storm.take(), storm) {
+            let _ = stop.send(true);
+            storm.await??;
+        }
         let ended = Instant::now();
         let settled = self.wait_whole(None, Duration::from_secs(self.plan.recover_timeout_secs)).await;
         let drain_s = ended.elapsed().as_secs_f64();
@@ -385,7 +469,12 @@ impl Run<'_> {
         let records = self.shoppers.records();
         let tally = Tally::of(&accepted(&records), &unanswered(&records), &self.state().await?);
         let recover_s = faults.iter().map(|f| f.recovered_after_s).try_fold(0.0f64, |m, r| r.map(|r| m.max(r)));
-        let pass = tally.clean() && settled && verdict == "consistent" && recover_s.is_some();
+        let relay = match scenario.on_binlog() {
+            true => Some(self.relay_row().await?),
+            false => None,
+        };
+        let relay_clean = relay.as_ref().is_none_or(|r| r.relayed.clean() && !r.polling);
+        let pass = tally.clean() && settled && verdict == "consistent" && recover_s.is_some() && relay_clean;
         Ok(Row {
             scenario,
             requests: records.len(),
@@ -396,7 +485,50 @@ impl Run<'_> {
             recover_s,
             drain_s,
             repairs: self.platform.reconciler_repairs(),
+            relay,
             pass,
+        })
+    }
+
+    /// Starts the follow storm and waits until the relay has carried
+    /// [`STREAMING`] of its events to the consumer, so the fault finds the
+    /// relay mid-stream.
+    async fn start_storm(&mut self, front: &str) -> anyhow::Result<tokio::task::JoinHandle<anyhow::Result<()>>> {
+        let (stop, stopped) = watch::channel(false);
+        let storm =
+            tokio::spawn(Arc::clone(&self.shoppers).follow_storm(front.to_owned(), self.plan.follow_rate, stopped));
+        self.storm = Some(stop);
+        let started = Instant::now();
+        loop {
+            let (applied,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM consumed_events WHERE consumer = ?")
+                .bind(cityhub_core::social::projection::CONSUMER)
+                .fetch_one(&self.db)
+                .await?;
+            if applied >= STREAMING {
+                return Ok(storm);
+            }
+            anyhow::ensure!(
+                started.elapsed() < Duration::from_secs(120),
+                "the relay carried {applied} follow events in 120 s, not {STREAMING}"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// The follow events' tally and what the worker's relay and consumer counted.
+    async fn relay_row(&self) -> anyhow::Result<RelayRow> {
+        use cityhub_core::metrics as core_m;
+        use cityhub_platform::metrics as m;
+        let topic = &self.platform.settings.social.follow_topic;
+        let duplicates = self.platform.worker_metric(core_m::FOLLOW_EVENTS, &[r#"result="duplicate""#]).await?;
+        Ok(RelayRow {
+            relayed: Relayed::load(&self.db, &self.kv, topic).await?,
+            answers: shoppers::count(&self.shoppers.follow_records()),
+            duplicates,
+            restarts: self.platform.worker_metric(m::OUTBOX_BINLOG_RESTARTS, &[]).await?,
+            publish_failures: self.platform.worker_metric(m::OUTBOX_FAILURES, &[&format!("topic=\"{topic}\"")]).await?,
+            swept: self.platform.worker_metric(m::OUTBOX_SWEPT, &[]).await?,
+            polling: self.platform.worker_metric(m::OUTBOX_RELAY_POLLING, &[]).await? > 0.0,
         })
     }
 
@@ -443,7 +575,7 @@ impl Run<'_> {
         let down = self.plan.down(fault);
         match fault {
             // On the cluster shape the platform's API and worker are the first of two.
-            Scenario::WorkerKill | Scenario::ClusterWorkerKill => {
+            Scenario::WorkerKill | Scenario::ClusterWorkerKill | Scenario::RelayKill => {
                 self.platform.kill_worker().await?;
                 tokio::time::sleep(down).await;
                 self.platform.start_worker().await?;
@@ -453,15 +585,19 @@ impl Run<'_> {
                 tokio::time::sleep(down).await;
                 self.platform.start_api().await?;
             }
-            Scenario::BrokerKill | Scenario::NamesrvDown | Scenario::RedisRestart => {
+            Scenario::BrokerKill | Scenario::NamesrvDown | Scenario::RedisRestart | Scenario::RelayBrokerDown => {
                 let part = match fault {
-                    Scenario::BrokerKill => Part::Broker,
+                    Scenario::BrokerKill | Scenario::RelayBrokerDown => Part::Broker,
                     Scenario::NamesrvDown => Part::NameServer,
                     _ => Part::Redis,
                 };
                 self.lab.kill(part).await?;
                 tokio::time::sleep(down).await;
                 self.lab.start_part(part).await?;
+            }
+            Scenario::RelayDatabaseRestart => {
+                self.lab.kill(Part::Database).await?;
+                self.lab.start_part(Part::Database).await?;
             }
             Scenario::DatabaseStop => {
                 self.lab.stop(Part::Database).await?;
@@ -541,13 +677,14 @@ impl Run<'_> {
             racer.abort();
         }
         let until = self.shoppers.started.elapsed();
-        let records = self.shoppers.records();
+        let within = |r: &&Record| r.at >= from && r.at <= until;
         Ok(FaultWindow {
             fault,
             from_s: from.as_secs_f64(),
             to_s: to.as_secs_f64(),
             recovered_after_s: whole.then(|| fault_at.elapsed().as_secs_f64()),
-            answers: shoppers::count(records.iter().filter(|r| r.at >= from && r.at <= until)),
+            answers: shoppers::count(self.shoppers.records().iter().filter(within)),
+            follow_answers: shoppers::count(self.shoppers.follow_records().iter().filter(within)),
         })
     }
 
@@ -601,13 +738,15 @@ impl Run<'_> {
     /// [`IN_FLIGHT_MS`] are excused (see [`Tally::while_selling`]), and the
     /// shoppers must be served again: the last [`SERVED_AGAIN`] answers
     /// since the heal are 202s or 409s. After the stampede nothing is excused.
+    /// With the follow storm on, every follow event committed before the
+    /// same cut must have been applied too.
     async fn wait_whole(&self, healed_at: Option<Duration>, timeout: Duration) -> bool {
         let started = Instant::now();
         while started.elapsed() < timeout {
             let cut = if healed_at.is_some() { now_ms().saturating_sub(IN_FLIGHT_MS) } else { u64::MAX };
             let records = self.shoppers.records();
             let served = healed_at.is_none_or(|healed| served_again(&records, healed));
-            if served {
+            if served && self.follows_applied(healed_at.is_some()).await {
                 if let Ok(state) = self.state().await {
                     if Tally::while_selling(&accepted(&records), &unanswered(&records), &state, cut).clean() {
                         return true;
@@ -617,6 +756,19 @@ impl Run<'_> {
             tokio::time::sleep(Duration::from_millis(250)).await;
         }
         false
+    }
+
+    /// Whether every follow event is applied (while selling: every one older
+    /// than [`IN_FLIGHT_MS`]); true when no follow storm runs.
+    async fn follows_applied(&self, selling: bool) -> bool {
+        let topic = &self.platform.settings.social.follow_topic;
+        let excused_secs = if selling { IN_FLIGHT_MS.div_ceil(1000) as u32 } else { 0 };
+        let storm = self.relay_on();
+        !storm || relayed::unapplied_older_than(&self.db, topic, excused_secs).await.is_ok_and(|n| n == 0)
+    }
+
+    fn relay_on(&self) -> bool {
+        self.platform.settings.outbox.relay == RelayKind::Binlog
     }
 
     async fn state(&self) -> anyhow::Result<invariants::SaleState> {
@@ -650,6 +802,9 @@ impl Run<'_> {
 /// rebalances every 20 s, and on a loaded machine a period was seen to pass
 /// without the new worker taking one.
 const REBALANCE: Duration = Duration::from_secs(120);
+
+/// Follow events the relay carries before a `relay-` scenario's fault.
+const STREAMING: i64 = 100;
 
 /// A 202 younger than this may still be on its way to MySQL while the sale runs.
 const IN_FLIGHT_MS: u64 = 1000;

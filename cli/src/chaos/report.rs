@@ -32,7 +32,7 @@ impl Scenarios {
             "concurrency": plan.concurrency, "worker_down_secs": plan.worker_down_secs,
             "broker_down_secs": plan.broker_down_secs, "namesrv_down_secs": plan.namesrv_down_secs,
             "database_down_secs": plan.database_down_secs, "api_down_secs": plan.api_down_secs,
-            "recover_timeout_secs": plan.recover_timeout_secs,
+            "recover_timeout_secs": plan.recover_timeout_secs, "follow_rate": plan.follow_rate,
         });
         Self { machine: crate::platform::machine(), plan, rows }
     }
@@ -90,6 +90,78 @@ pub fn print_row(row: &Row) {
             row.tally.unexplained, row.tally.redis_agrees, row.verdict, row.drain_s
         );
     }
+    if row.relay.is_some() {
+        let figures: Vec<String> =
+            RELAY_HEADER.iter().zip(relay_cells(row)).skip(1).map(|(h, v)| format!("{h} {v}")).collect();
+        println!("    {}", figures.join(", "));
+    }
+}
+
+const RELAY_HEADER: [&str; 13] = [
+    "scenario",
+    "events",
+    "applied",
+    "published",
+    "pairs off",
+    "counts off (MySQL, Redis)",
+    "lag p50 / p99 / max ms",
+    "relay max ms",
+    "duplicates",
+    "reconnects",
+    "failed sends",
+    "swept",
+    "follow answers while the fault lasted",
+];
+
+/// A `binlog relay:` row's figures, in [`RELAY_HEADER`]'s order (empty
+/// for another scenario).
+fn relay_cells(row: &Row) -> Vec<String> {
+    let Some(r) = &row.relay else { return Vec::new() };
+    let t = &r.relayed;
+    let during: Vec<String> =
+        row.faults.iter().flat_map(|f| f.follow_answers.iter().map(|(k, v)| format!("{k}: {v}"))).collect();
+    vec![
+        row.scenario.name().to_owned(),
+        t.events.to_string(),
+        t.applied.to_string(),
+        t.published.to_string(),
+        t.pairs_disagree.to_string(),
+        format!("{}, {}", t.mysql_counts_disagree, t.redis_counts_disagree),
+        format!("{:.0} / {:.0} / {:.0}", t.lag_p50_ms, t.lag_p99_ms, t.lag_max_ms),
+        format!("{:.0}", t.published_max_ms),
+        r.duplicates.to_string(),
+        r.restarts.to_string(),
+        r.publish_failures.to_string(),
+        r.swept.to_string(),
+        during.join(", "),
+    ]
+}
+
+/// The follow events of the `binlog relay:` scenarios.
+fn relay_table(rows: &[Row]) -> String {
+    if rows.iter().all(|r| r.relay.is_none()) {
+        return String::new();
+    }
+    let mut md = String::from(
+        "\n## The binlog outbox relay under faults\n\nIn the `binlog relay:` scenarios the worker's outbox relay \
+         reads MariaDB's row binlog (`outbox.relay = \"binlog\"`) while the shoppers also follow and unfollow each \
+         other through the API, so follow events stream through the relay when the fault strikes (after the \
+         first 100 were applied). *events*: follow changes committed (outbox rows); *applied*: recorded by the \
+         follow consumer; *published*: marked by the relay; *pairs off*: `follows` rows whose state and version \
+         the projection lacks, or projection rows with no such row; *counts off*: users whose MySQL or Redis \
+         counts differ from `follows` (the count-correction job is off for the run, so it cannot hide an event \
+         counted twice); *lag*: commit to applied, on MariaDB's clock; *relay max*: the longest commit to \
+         marked published (the relay's share); *duplicates*: redeliveries the consumer \
+         recognised, since the worker's last start; *reconnects*, *failed sends*: the relay's, since then; \
+         *swept*: rows the sweep published because the relay had not within `outbox.sweep_after_secs`. PASS \
+         needs every event applied and published, nothing off, and the relay streaming (not fallen back to \
+         polling) at the end.\n\n",
+    );
+    md.push_str(&format!("| {} |\n|{}\n", RELAY_HEADER.join(" | "), "---|".repeat(RELAY_HEADER.len())));
+    for row in rows.iter().filter(|r| r.relay.is_some()) {
+        md.push_str(&format!("| {} |\n", relay_cells(row).join(" | ")));
+    }
+    md
 }
 
 /// Reads `CHAOS.json` beside `md` (empty if missing), lets `update` change
@@ -157,6 +229,7 @@ fn render(r: &Report) -> String {
                 row.drain_s
             ));
         }
+        md.push_str(&relay_table(&s.rows));
         md.push('\n');
     }
     if let Some(soak) = &r.soak {

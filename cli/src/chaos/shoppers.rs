@@ -5,6 +5,10 @@
 //! restarted) logs in again and goes on. The stampede runs for `requests`
 //! requests and, while held, for as long as the fault driver needs
 //! ([`Shoppers::release_hold`]).
+//!
+//! Beside the stampede the same shoppers can follow and unfollow each other
+//! ([`Shoppers::follow_storm`]): every change writes an outbox event, so a
+//! fault of the outbox relay's path has events in flight when it strikes.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -19,6 +23,8 @@ use tokio::sync::Semaphore;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Answer {
     Accepted(OrderId),
+    /// Another success (a follow's 200).
+    Done(u16),
     /// Any other status, with the error body's `code`.
     Refused(u16, String),
     /// The request reached the API and no answer came (the API died under
@@ -33,6 +39,7 @@ impl Answer {
     pub fn label(&self) -> String {
         match self {
             Answer::Accepted(_) => "202".into(),
+            Answer::Done(status) => status.to_string(),
             Answer::Refused(status, code) => format!("{status} {code}"),
             Answer::NoAnswer => "no answer".into(),
             Answer::NotConnected => "not connected".into(),
@@ -58,6 +65,8 @@ pub struct Shoppers {
     /// Requests to send at least; `usize::MAX` while held.
     until: AtomicUsize,
     records: Mutex<Vec<Record>>,
+    /// The follow storm's answers.
+    follows: Mutex<Vec<Record>>,
     tokens: Vec<Mutex<Issued>>,
     auth: Auth,
 }
@@ -79,6 +88,7 @@ impl Shoppers {
             sent: AtomicUsize::new(0),
             until: AtomicUsize::new(usize::MAX),
             records: Mutex::new(Vec::new()),
+            follows: Mutex::new(Vec::new()),
             tokens: users.into_iter().map(Mutex::new).collect(),
             auth,
         })
@@ -111,6 +121,11 @@ impl Shoppers {
         self.records.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
+    /// Every answer of the follow storm so far.
+    pub fn follow_records(&self) -> Vec<Record> {
+        self.follows.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
     /// Fires the stampede at `url`; returns when every request is answered.
     pub async fn run(self: Arc<Self>, url: String, pace: Pace) -> anyhow::Result<()> {
         let http = reqwest::Client::builder()
@@ -120,9 +135,9 @@ impl Shoppers {
         let gate = Arc::new(Semaphore::new(pace.concurrency));
         let interval = Duration::from_secs_f64(1.0 / f64::from(pace.rate.max(1)));
         let mut tasks = tokio::task::JoinSet::new();
-        let mut i = 0usize;
+        let (mut i, began) = (0usize, Instant::now());
         while i < pace.requests.max(self.until.load(Ordering::Relaxed)) {
-            tokio::time::sleep_until((self.started + interval.mul_f64(i as f64)).into()).await;
+            tokio::time::sleep_until((began + interval.mul_f64(i as f64)).into()).await;
             let permit = Arc::clone(&gate).acquire_owned().await?;
             let (this, http, url) = (Arc::clone(&self), http.clone(), url.clone());
             let user = i % self.tokens.len();
@@ -139,11 +154,32 @@ impl Shoppers {
     }
 
     async fn fire(&self, http: &reqwest::Client, url: &str, user: usize) {
+        let answer = self.send(user, http.post(url)).await;
+        match &answer {
+            Answer::Accepted(_) => {
+                self.accepted.fetch_add(1, Ordering::Relaxed);
+            }
+            Answer::Refused(409, code) if code == "sold_out" => {
+                self.sold_out.fetch_add(1, Ordering::Relaxed);
+            }
+            _ => {}
+        }
+        let record = Record { at: self.started.elapsed(), user_id: self.user_id(user), answer };
+        self.records.lock().unwrap_or_else(|p| p.into_inner()).push(record);
+    }
+
+    fn user_id(&self, user: usize) -> UserId {
+        self.tokens[user].lock().unwrap_or_else(|p| p.into_inner()).session.user_id
+    }
+
+    /// Sends `request` as shopper `user` and reads the answer. A shopper
+    /// whose token was lost logs in again for their next request.
+    async fn send(&self, user: usize, request: reqwest::RequestBuilder) -> Answer {
         let (token, session) = {
             let issued = self.tokens[user].lock().unwrap_or_else(|p| p.into_inner());
             (issued.token.clone(), issued.session)
         };
-        let answer = match http.post(url).bearer_auth(&token).send().await {
+        let answer = match request.bearer_auth(&token).send().await {
             Err(err) if err.is_connect() => Answer::NotConnected,
             Err(_) => Answer::NoAnswer,
             Ok(r) => {
@@ -154,29 +190,65 @@ impl Shoppers {
                         Some(id) => Answer::Accepted(id),
                         None => Answer::Refused(status, "no_order_id".into()),
                     },
+                    Ok(_) if (200..300).contains(&status) => Answer::Done(status),
                     Ok(body) => Answer::Refused(status, body["code"].as_str().unwrap_or("").to_owned()),
                 }
             }
         };
-        match &answer {
-            Answer::Accepted(_) => {
-                self.accepted.fetch_add(1, Ordering::Relaxed);
+        if matches!(answer, Answer::Refused(401, _)) {
+            // The session store lost the token: log in again.
+            if let Ok(issued) = self.auth.issue(session).await {
+                *self.tokens[user].lock().unwrap_or_else(|p| p.into_inner()) = issued;
             }
-            Answer::Refused(409, code) if code == "sold_out" => {
-                self.sold_out.fetch_add(1, Ordering::Relaxed);
-            }
-            Answer::Refused(401, _) => {
-                // The session store lost the token: log in again.
-                if let Ok(issued) = self.auth.issue(session).await {
-                    *self.tokens[user].lock().unwrap_or_else(|p| p.into_inner()) = issued;
-                }
-            }
-            _ => {}
         }
-        let record = Record { at: self.started.elapsed(), user_id: session.user_id, answer };
-        self.records.lock().unwrap_or_else(|p| p.into_inner()).push(record);
+        answer
+    }
+
+    /// Follows and unfollows among the shoppers through the API at `base`,
+    /// `rate` a second, until `stop` turns true. Request i is shopper
+    /// i mod n following (in even rounds over the shoppers) or unfollowing
+    /// (odd rounds) the shopper 1 to 5 places after them, so
+    /// pairs keep changing state and nearly every request writes an event.
+    pub async fn follow_storm(
+        self: Arc<Self>,
+        base: String,
+        rate: u32,
+        mut stop: tokio::sync::watch::Receiver<bool>,
+    ) -> anyhow::Result<()> {
+        let http = reqwest::Client::builder().timeout(Duration::from_secs(5)).build()?;
+        let gate = Arc::new(Semaphore::new(FOLLOW_CONCURRENCY));
+        let interval = Duration::from_secs_f64(1.0 / f64::from(rate.max(1)));
+        let (n, began) = (self.tokens.len(), Instant::now());
+        let mut tasks = tokio::task::JoinSet::new();
+        for i in 0usize.. {
+            tokio::select! {
+                _ = tokio::time::sleep_until((began + interval.mul_f64(i as f64)).into()) => {}
+                _ = stop.wait_for(|stop| *stop) => break,
+            }
+            let permit = Arc::clone(&gate).acquire_owned().await?;
+            let (user, round) = (i % n, i / n);
+            let them = self.user_id((user + 1 + (round / 2) % FOLLOW_SPREAD) % n);
+            let url = format!("{base}/users/{them}/follow");
+            let request = if round % 2 == 0 { http.put(url) } else { http.delete(url) };
+            let this = Arc::clone(&self);
+            tasks.spawn(async move {
+                let answer = this.send(user, request).await;
+                let record = Record { at: this.started.elapsed(), user_id: this.user_id(user), answer };
+                this.follows.lock().unwrap_or_else(|p| p.into_inner()).push(record);
+                drop(permit);
+            });
+            while tasks.try_join_next().is_some() {}
+        }
+        while tasks.join_next().await.is_some() {}
+        Ok(())
     }
 }
+
+/// How many shoppers after them each shopper follows in turn.
+const FOLLOW_SPREAD: usize = 5;
+
+/// Follow requests in flight at most.
+const FOLLOW_CONCURRENCY: usize = 20;
 
 /// Answers counted by label.
 pub fn count<'a>(records: impl IntoIterator<Item = &'a Record>) -> BTreeMap<String, usize> {

@@ -6,10 +6,12 @@
 use std::time::{Duration, Instant};
 
 use cityhub_cli::chaos::lab::{Lab, Part};
-use cityhub_cli::chaos::{self, Plan, Row, Scenario};
+use cityhub_cli::chaos::{self, Plan, RelayRow, Row, Scenario};
 use cityhub_core::config::Settings;
 use cityhub_platform::mq::publisher::BatchPublisher;
+use cityhub_platform::outbox::relay::{Outgoing, Relay};
 use cityhub_testkit::eventually;
+use futures::FutureExt;
 
 fn small() -> Plan {
     Plan {
@@ -24,6 +26,7 @@ fn small() -> Plan {
         namesrv_down_secs: 5,
         database_down_secs: 5,
         api_down_secs: 1,
+        follow_rate: 50,
         // The platform runs at its default timings: a reservation left by a
         // dead API is re-published after the 60 s grace period, by a
         // reconciler that runs every 30 s.
@@ -79,42 +82,70 @@ async fn chaos_broker_kill_answers_503_and_loses_nothing() {
     assert!(during(&row, "503 order_queue_unavailable") > 0, "{:?}", row.faults);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn chaos_a_publisher_sends_again_within_5_s_of_its_broker_coming_back() {
-    let client = cityhub_testkit::mq_client();
-    let topic = format!("renewal_{:08x}", rand::random::<u32>());
+/// A lab whose broker serves `topic`, and its settings.
+async fn lab_serving(topic: &str) -> (Lab, Settings) {
     // The lab is handed out once its broker serves a topic (see `Lab::start`);
     // the topic under test still needs its own route first.
     let dir = std::env::temp_dir().join(format!("cityhub-renewal-{:08x}", rand::random::<u32>()));
-    let mut lab = Lab::start(&dir).await.expect("the lab starts");
+    let lab = Lab::start(&dir).await.expect("the lab starts");
     let s = lab.settings(&Settings::defaults());
+    let client = cityhub_testkit::mq_client();
     let admin = cityhub_platform::mq::start_producer(&client, &s.mq, "renewal_admin").await.unwrap();
     let routed = eventually(Duration::from_secs(90), || async {
-        cityhub_platform::mq::ensure_topic(&admin, &topic, 2).await
-            && cityhub_platform::mq::topic_reachable(&admin, &topic, Duration::from_secs(5)).await
+        cityhub_platform::mq::ensure_topic(&admin, topic, 2).await
+            && cityhub_platform::mq::topic_reachable(&admin, topic, Duration::from_secs(5)).await
     })
     .await;
     assert!(routed, "the broker never served the topic; its log ends:\n{}", lab.log_tail(Part::Broker, 60));
-    let publisher = BatchPublisher::start(&client, &s.mq, "renewal", topic).await.unwrap();
-    let publish = || publisher.publish("k".into(), b"{}".to_vec());
-    let sent = eventually(Duration::from_secs(60), || async { publish().await.is_ok() }).await;
-    assert!(sent, "the publisher never sent to a healthy broker; its log ends:\n{}", lab.log_tail(Part::Broker, 30));
+    (lab, s)
+}
 
-    // Shoppers keep trying while the broker is gone, as in a sale: every
-    // connect fails and the client's breaker opens.
+/// Kills the lab's broker while `send` keeps being tried (as in a sale,
+/// every connect fails and the client's breaker opens), starts it again and
+/// answers how long `send` took to go through after the broker was back.
+async fn resend_after_broker_returns<F, Fut>(lab: &mut Lab, send: F) -> Duration
+where
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    let sent = eventually(Duration::from_secs(60), &send).await;
+    assert!(sent, "nothing was sent to a healthy broker; its log ends:\n{}", lab.log_tail(Part::Broker, 30));
     lab.kill(Part::Broker).await.unwrap();
     let down = Instant::now();
     while down.elapsed() < Duration::from_secs(6) {
-        assert!(publish().await.is_err(), "a publish went through to a dead broker");
+        assert!(!send().await, "a send went through to a dead broker");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     lab.start_part(Part::Broker).await.unwrap();
     let back = Instant::now();
-    let sent = eventually(Duration::from_secs(60), || async { publish().await.is_ok() }).await;
-    let took = back.elapsed();
-    assert!(sent, "the publisher never sent again");
+    assert!(eventually(Duration::from_secs(60), &send).await, "nothing was sent again");
+    back.elapsed()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chaos_a_publisher_sends_again_within_5_s_of_its_broker_coming_back() {
+    let topic = format!("renewal_{:08x}", rand::random::<u32>());
+    let (mut lab, s) = lab_serving(&topic).await;
+    let publisher = BatchPublisher::start(&cityhub_testkit::mq_client(), &s.mq, "renewal", topic).await.unwrap();
+    let took =
+        resend_after_broker_returns(&mut lab, || async { publisher.publish("k".into(), b"{}".to_vec()).await.is_ok() })
+            .await;
     // The client alone keeps its breaker open for 30 s.
     assert!(took < Duration::from_secs(5), "the first publish after the broker came back took {took:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chaos_an_outbox_relay_sends_again_within_5_s_of_its_broker_coming_back_with_no_renewal() {
+    let topic = format!("relay_renewal_{:08x}", rand::random::<u32>());
+    let (mut lab, s) = lab_serving(&topic).await;
+    let db = cityhub_platform::db::connect(&s.database).await.unwrap();
+    let client = cityhub_testkit::mq_client();
+    let producer = cityhub_platform::mq::start_producer(&client, &s.mq, "relay_renewal").await.unwrap();
+    let relay = Relay::new(db, producer, s.outbox.clone(), &s.mq);
+    let event = Outgoing { id: 1, topic, msg_key: "k".into(), payload: "{}".into() };
+    let took =
+        resend_after_broker_returns(&mut lab, || relay.send(std::slice::from_ref(&event)).map(|r| r.is_ok())).await;
+    assert!(took < Duration::from_secs(5), "the relay's first send after the broker came back took {took:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -187,6 +218,64 @@ async fn chaos_a_batch_retried_after_a_lock_wait_timeout_while_redis_restarts_is
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn chaos_one_of_two_workers_killed_right_after_redis_restarts_sells_each_unit_once() {
     paused_then_rebuilt(Scenario::WorkerKillAfterLoss, "keys_missing").await;
+}
+
+// The binlog outbox relay: follow events stream through it while the sale
+// runs; every one committed must be applied once in effect.
+
+/// Runs a `relay-` scenario: the sale passes, and every follow event (at
+/// least the 100 streamed before the fault) was applied and published, the
+/// projection and counts agree with `follows`, and the relay still streams.
+async fn relayed(scenario: Scenario) -> (Row, RelayRow) {
+    let row = run(scenario).await;
+    let relay = row.relay.clone().expect("a relay scenario reports its follow events");
+    let t = &relay.relayed;
+    assert!(t.events >= 100, "{relay:#?}");
+    assert_eq!((t.applied, t.published), (t.events, t.events), "{relay:#?}");
+    assert_eq!((t.pairs_disagree, t.mysql_counts_disagree, t.redis_counts_disagree), (0, 0, 0), "{relay:#?}");
+    assert!(!relay.polling, "the relay fell back to polling: {relay:#?}");
+    eprintln!("{}: {relay:?}", scenario.name());
+    // The relay carried every event itself: the sweep of old rows had nothing to do.
+    assert_eq!(relay.swept, 0.0, "{relay:#?}");
+    (row, relay)
+}
+
+/// Follow answers while the faults lasted whose label starts with `prefix`.
+fn follows_during(row: &Row, prefix: &str) -> usize {
+    row.faults.iter().flat_map(|f| &f.follow_answers).filter(|(k, _)| k.starts_with(prefix)).map(|(_, v)| v).sum()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chaos_binlog_relay_killed_mid_stream_resumes_and_applies_every_follow_once() {
+    let (row, relay) = relayed(Scenario::RelayKill).await;
+    // Follows went on committing while the relay was dead, and waited for it.
+    assert!(follows_during(&row, "200") > 0, "{:?}", row.faults);
+    assert!(relay.relayed.lag_max_ms >= 2000.0, "no event waited out the outage: {relay:#?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chaos_binlog_relay_reconnects_after_mariadb_restarts_and_applies_every_follow_once() {
+    let (row, relay) = relayed(Scenario::RelayDatabaseRestart).await;
+    // The relay saw its stream end and reconnected in the same process (a
+    // follow sent meanwhile may wait for a connection, or get a 503).
+    assert!(relay.restarts >= 1.0, "{relay:#?}");
+    assert!(row.faults[0].follow_answers.values().sum::<usize>() > 0, "{:?}", row.faults);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chaos_binlog_relay_holds_its_position_while_the_broker_is_down_and_sends_the_backlog() {
+    let (row, relay) = relayed(Scenario::RelayBrokerDown).await;
+    // Follows commit without the broker; their events waited in the binlog.
+    assert_eq!(follows_during(&row, "5"), 0, "{:?}", row.faults);
+    assert!(follows_during(&row, "200") > 0, "{:?}", row.faults);
+    assert!(relay.publish_failures >= 1.0, "the relay never met the dead broker: {relay:#?}");
+    let published_max = relay.relayed.published_max_ms;
+    assert!(published_max >= 2000.0, "no event waited out the outage in the relay: {relay:#?}");
+    // The relay sent again soon after the broker's return (the outage is 3 s;
+    // the consumer's client may wait out its 30 s breaker before it pulls).
+    assert!(published_max < 20_000.0, "the relay was slow to send again: {relay:#?}");
+    // Shoppers of the sale were told the order queue was away.
+    assert!(during(&row, "503 order_queue_unavailable") > 0, "{:?}", row.faults);
 }
 
 // The cluster shape: a Redis Cluster of 3 masters with a replica each, two

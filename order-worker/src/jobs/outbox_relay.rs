@@ -31,7 +31,7 @@ impl RelayJob {
         let producer = cityhub_platform::mq::start_producer(mq, &settings.mq, &group)
             .await
             .context("start outbox relay producer")?;
-        let relay = Relay::new(db.clone(), producer, settings.outbox.clone(), settings.mq.topic_queues);
+        let relay = Relay::new(db.clone(), producer, settings.outbox.clone(), &settings.mq);
         Ok(match settings.outbox.relay {
             RelayKind::Poll => Self::Poll(relay),
             RelayKind::Binlog => Self::Binlog(

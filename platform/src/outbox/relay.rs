@@ -24,7 +24,7 @@ use rocketmq_model::common::message::message_single::Message;
 use sqlx::{MySql, MySqlPool, QueryBuilder};
 use tokio_util::sync::CancellationToken;
 
-use crate::config::OutboxSettings;
+use crate::config::{MqSettings, OutboxSettings};
 use crate::metrics as m;
 use crate::mq::DefaultMQProducer;
 
@@ -65,20 +65,33 @@ pub struct Relay {
     settings: OutboxSettings,
     /// Queues per topic when the relay creates one.
     topic_queues: u32,
+    /// The longest a send may take before it counts as failed.
+    send_timeout: Duration,
     topics: tokio::sync::Mutex<HashSet<String>>,
 }
 
-/// FNV-1a: the same key picks the same queue in every process and build.
-fn key_hash(key: &str) -> u64 {
-    key.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+/// The queue of `key` among `queues` (at least one): FNV-1a of the key, so
+/// the same key picks the same queue in every process, build and relay.
+fn queue_of(key: &str, queues: usize) -> usize {
+    let hash = key.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
+    (hash % queues.max(1) as u64) as usize
 }
 
 impl Relay {
-    pub fn new(db: MySqlPool, producer: DefaultMQProducer, settings: OutboxSettings, topic_queues: u32) -> Self {
+    /// A relay sending with `producer`, creating topics with
+    /// `mq.topic_queues` queues and giving a send `mq.send_timeout_ms`.
+    pub fn new(db: MySqlPool, producer: DefaultMQProducer, settings: OutboxSettings, mq: &MqSettings) -> Self {
         // The binlog relay's alert reads these in either mode.
         metrics::counter!(m::OUTBOX_SWEPT).increment(0);
         metrics::gauge!(m::OUTBOX_RELAY_POLLING).set(0.0);
-        Self { db, producer, settings, topic_queues, topics: tokio::sync::Mutex::new(HashSet::new()) }
+        Self {
+            db,
+            producer,
+            settings,
+            topic_queues: mq.topic_queues,
+            send_timeout: mq.send_timeout_ms,
+            topics: tokio::sync::Mutex::new(HashSet::new()),
+        }
     }
 
     /// One round: claim, publish, mark (see the module doc).
@@ -124,7 +137,7 @@ impl Relay {
                 routes.insert(row.topic.clone(), self.queues(&row.topic).await);
             }
             let count = routes[&row.topic].as_ref().map_or(1, Vec::len);
-            let queue = (key_hash(&row.msg_key) % count as u64) as usize;
+            let queue = queue_of(&row.msg_key, count);
             groups.entry((row.topic.clone(), queue)).or_default().push(row);
         }
         let mut published = Vec::new();
@@ -135,7 +148,7 @@ impl Relay {
                 Ok(queues) => {
                     let events: Vec<Event<'_>> =
                         group.iter().map(|r| (r.id, r.msg_key.as_str(), r.payload.as_str())).collect();
-                    self.publish(&topic, queues[queue].clone(), &events).await.map_err(|e| e.to_string())
+                    self.publish(&topic, queues[queue].clone(), &events).await
                 }
                 Err(no_route) => Err(no_route.clone()),
             };
@@ -201,15 +214,19 @@ impl Relay {
             created.insert(topic.to_owned());
         }
         drop(created);
-        match self.producer.clone().fetch_publish_message_queues(topic).await {
-            Ok(queues) if !queues.is_empty() => Ok(queues),
-            Ok(_) => Err(format!("topic {topic} has no writable queue")),
-            Err(err) => Err(err.to_string()),
+        let mut producer = self.producer.clone();
+        match tokio::time::timeout(self.send_timeout, producer.fetch_publish_message_queues(topic)).await {
+            Ok(Ok(queues)) if !queues.is_empty() => Ok(queues),
+            Ok(Ok(_)) => Err(format!("topic {topic} has no writable queue")),
+            Ok(Err(err)) => Err(err.to_string()),
+            Err(_) => Err(format!("no route for topic {topic} within {:?}", self.send_timeout)),
         }
     }
 
     /// Publishes `events` (id, key, payload) of `topic` to `target` in one batch.
-    async fn publish(&self, topic: &str, target: MessageQueue, events: &[Event<'_>]) -> Result<(), crate::mq::MqError> {
+    /// A send that outlasts `send_timeout` counts as failed (and is sent
+    /// again by the caller).
+    async fn publish(&self, topic: &str, target: MessageQueue, events: &[Event<'_>]) -> Result<(), String> {
         if events.is_empty() {
             return Ok(());
         }
@@ -220,8 +237,14 @@ impl Relay {
                 Message::builder().topic(topic).key(*key).body(body.into_bytes()).build_unchecked()
             })
             .collect();
-        self.producer.send_batch_to_queue(messages, target).await?;
-        Ok(())
+        let timeout = self.send_timeout;
+        let send = self.producer.send_batch_to_queue_with_timeout(messages, target, timeout.as_millis() as u64);
+        // The client has its own timeout; ours bounds the whole call in case it hangs.
+        match tokio::time::timeout(timeout + Duration::from_millis(500), send).await {
+            Ok(Ok(_)) => Ok(()),
+            Ok(Err(err)) => Err(err.to_string()),
+            Err(_) => Err(format!("the broker did not answer within {timeout:?}")),
+        }
     }
 
     /// Publishes `events` in their order, each key's to its queue (one
@@ -234,13 +257,13 @@ impl Relay {
             if !routes.contains_key(&e.topic) {
                 routes.insert(e.topic.clone(), self.queues(&e.topic).await?);
             }
-            let queue = (key_hash(&e.msg_key) % routes[&e.topic].len() as u64) as usize;
+            let queue = queue_of(&e.msg_key, routes[&e.topic].len());
             groups.entry((e.topic.clone(), queue)).or_default().push((e.id, &e.msg_key, &e.payload));
         }
         for ((topic, queue), group) in groups {
             if let Err(err) = self.publish(&topic, routes[&topic][queue].clone(), &group).await {
                 metrics::counter!(m::OUTBOX_FAILURES, "topic" => topic.clone()).increment(1);
-                return Err(err.to_string());
+                return Err(err);
             }
             metrics::counter!(m::OUTBOX_PUBLISHED, "topic" => topic).increment(group.len() as u64);
         }

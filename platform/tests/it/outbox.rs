@@ -121,7 +121,7 @@ async fn relay(h: &Harness) -> Relay {
     let producer = cityhub_platform::mq::start_producer(&mq_client(), &s.mq, &format!("{}_relay", s.mq.producer_group))
         .await
         .unwrap();
-    Relay::new(h.db.clone(), producer, s.outbox.clone(), s.mq.topic_queues)
+    Relay::new(h.db.clone(), producer, s.outbox.clone(), &s.mq)
 }
 
 async fn consume(h: &Harness, topic: &str) -> (Consumer, Arc<Seen>) {

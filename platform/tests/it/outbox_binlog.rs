@@ -49,7 +49,7 @@ impl Harness {
         let s = &self.env.settings;
         let group = format!("{}_relay_{}", s.mq.producer_group, rand::random::<u32>());
         let producer = cityhub_platform::mq::start_producer(&mq_client(), &s.mq, &group).await.unwrap();
-        let relay = Relay::new(self.db.clone(), producer, s.outbox.clone(), s.mq.topic_queues);
+        let relay = Relay::new(self.db.clone(), producer, s.outbox.clone(), &s.mq);
         let url = s.database.url.expose();
         let relay = Arc::new(BinlogRelay::new(relay, self.db.clone(), url, s.outbox.clone()).unwrap());
         let stop = CancellationToken::new();
