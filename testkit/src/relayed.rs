@@ -91,6 +91,13 @@ impl Relayed {
     }
 }
 
+/// Follow events the consumer has applied so far, of any topic.
+pub async fn applied(db: &MySqlPool) -> anyhow::Result<i64> {
+    let (n,): (i64,) =
+        sqlx::query_as("SELECT COUNT(*) FROM consumed_events WHERE consumer = ?").bind(CONSUMER).fetch_one(db).await?;
+    Ok(n)
+}
+
 /// Events of `topic` committed more than `secs` ago (MariaDB's clock) and
 /// not applied yet: zero once the relay and the consumer have caught up.
 pub async fn unapplied_older_than(db: &MySqlPool, topic: &str, secs: u32) -> anyhow::Result<i64> {

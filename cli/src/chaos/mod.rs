@@ -500,10 +500,7 @@ impl Run<'_> {
         self.storm = Some(stop);
         let started = Instant::now();
         loop {
-            let (applied,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM consumed_events WHERE consumer = ?")
-                .bind(cityhub_core::social::projection::CONSUMER)
-                .fetch_one(&self.db)
-                .await?;
+            let applied = relayed::applied(&self.db).await?;
             if applied >= STREAMING {
                 return Ok(storm);
             }
@@ -763,12 +760,8 @@ impl Run<'_> {
     async fn follows_applied(&self, selling: bool) -> bool {
         let topic = &self.platform.settings.social.follow_topic;
         let excused_secs = if selling { IN_FLIGHT_MS.div_ceil(1000) as u32 } else { 0 };
-        let storm = self.relay_on();
+        let storm = self.platform.settings.outbox.relay == RelayKind::Binlog;
         !storm || relayed::unapplied_older_than(&self.db, topic, excused_secs).await.is_ok_and(|n| n == 0)
-    }
-
-    fn relay_on(&self) -> bool {
-        self.platform.settings.outbox.relay == RelayKind::Binlog
     }
 
     async fn state(&self) -> anyhow::Result<invariants::SaleState> {
