@@ -76,7 +76,10 @@ impl Process {
             Ok(status) => {
                 status?;
             }
-            Err(_) => self.child.kill().await?,
+            Err(_) => {
+                eprintln!("{} did not stop within 20 s of SIGTERM; killed", self.name);
+                self.child.kill().await?
+            }
         }
         Ok(())
     }

@@ -366,7 +366,13 @@ async fn p4_backlog(
     let s = flash_sale::stampede(plan, voucher, &users).await?;
     platform.start_worker().await?;
     let metrics_addr = &platform.settings.worker.metrics_addr;
-    let rows_per_s = stages::drain_rate(metrics_addr, s.accepted.len()).await?;
+    let rows_per_s = match stages::drain_rate(metrics_addr, s.accepted.len()).await {
+        Ok(rate) => rate,
+        Err(err) => {
+            let log = platform.worker.as_ref().map(|w| w.log_tail(60)).unwrap_or_default();
+            anyhow::bail!("{err:#}; the worker's log ends:\n{log}");
+        }
+    };
     let tx = stages::tx_split(metrics_addr, s.accepted.len()).await?;
     flash_sale::drain(db, voucher, s.accepted.len(), Duration::from_secs(60), true).await?;
     let checks = invariants::check(&s.accepted, &invariants::load(db, kv, voucher).await?, Scope::WholeSale);

@@ -256,9 +256,33 @@ pub async fn drain_rate(metrics_addr: &str, expected: usize) -> anyhow::Result<f
         } else if stored >= expected {
             return Ok(expected as f64 / none_yet.elapsed().as_secs_f64().max(0.001));
         }
-        anyhow::ensure!(Instant::now() < deadline, "the worker stored {stored} of {expected} orders in 300 s");
+        if Instant::now() >= deadline {
+            anyhow::bail!(
+                "the worker stored {stored} of {expected} orders in 300 s; {}",
+                stall_report(metrics_addr).await
+            );
+        }
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
+}
+
+/// What a stalled worker's consumer says of itself: its other results, the
+/// queues it holds, its lag and the batches it held back.
+async fn stall_report(metrics_addr: &str) -> String {
+    use cityhub_platform::metrics as m;
+    let mut said = Vec::new();
+    for (family, label) in [
+        (m::CONSUMER_MESSAGES, r#"result="redelivered""#),
+        (m::CONSUMER_MESSAGES, r#"result="parked""#),
+        (m::CONSUMER_QUEUES, ""),
+        (m::CONSUMER_LAG, ""),
+        (m::CONSUMER_HELD_BATCHES, ""),
+    ] {
+        let labels: Vec<&str> = [label].into_iter().filter(|l| !l.is_empty()).collect();
+        let value = crate::platform::scrape(metrics_addr, family, &labels).await;
+        said.push(format!("{family}{{{label}}} = {value:?}"));
+    }
+    said.join(", ")
 }
 
 type OrderRow = (u64, u64, u64, String, u64, chrono::DateTime<chrono::Utc>);
