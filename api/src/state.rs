@@ -61,6 +61,8 @@ pub struct Shared {
     pub console: Console,
     pub metrics: PrometheusHandle,
     producer: DefaultMQProducer,
+    /// The seckill path's publisher, shut down last.
+    publisher: BatchPublisher,
     lease: Arc<tokio::sync::Mutex<Option<NodeLease>>>,
     /// The cache invalidation listener and the visitor recorder.
     background: TaskTracker,
@@ -108,7 +110,7 @@ impl AppState {
         let payments = services.payments()?;
         let group = format!("{}_reconciler", settings.mq.producer_group);
         let reconciler = services.reconciler(&mq, &group).await?;
-        let seckill = services.seckill(lease.ids(), publisher);
+        let seckill = services.seckill(lease.ids(), publisher.clone());
         let trusted_proxies = settings.http.trusted_proxies().context("http.trusted_proxies")?;
         Ok(Self(Arc::new(Shared {
             trusted_proxies,
@@ -128,6 +130,7 @@ impl AppState {
             payments,
             reconciler,
             producer,
+            publisher,
             lease: Arc::new(tokio::sync::Mutex::new(Some(lease))),
             background,
             stop,
@@ -160,7 +163,7 @@ impl AppState {
 
     /// Once the server has drained: waits for seckill work whose shopper
     /// hung up, records the last visits, gives up the order-id lease, stops
-    /// the producer.
+    /// the producers (the client runtime's shutdown would wait out a live one).
     pub async fn close(&self) {
         self.stop.cancel();
         self.background.close();
@@ -174,5 +177,7 @@ impl AppState {
             lease.release().await;
         }
         self.producer.clone().shutdown().await;
+        self.publisher.shutdown().await;
+        self.reconciler.shutdown().await;
     }
 }

@@ -68,22 +68,32 @@ impl Process {
     }
 
     /// SIGTERM, then wait (the binaries drain on SIGTERM).
-    pub async fn stop(mut self) -> anyhow::Result<()> {
+    pub async fn stop(self) -> anyhow::Result<()> {
+        self.stop_drained().await.map(|_| ())
+    }
+
+    /// SIGTERM, then wait up to [`STOP_GRACE`]; one still running then is
+    /// killed. True when it exited on its own.
+    pub async fn stop_drained(mut self) -> anyhow::Result<bool> {
         if let Some(pid) = self.child.id() {
             let _ = std::process::Command::new("kill").arg("-TERM").arg(pid.to_string()).status();
         }
-        match tokio::time::timeout(Duration::from_secs(20), self.child.wait()).await {
+        match tokio::time::timeout(STOP_GRACE, self.child.wait()).await {
             Ok(status) => {
                 status?;
+                Ok(true)
             }
             Err(_) => {
-                eprintln!("{} did not stop within 20 s of SIGTERM; killed", self.name);
-                self.child.kill().await?
+                eprintln!("{} did not stop within {STOP_GRACE:?} of SIGTERM; killed", self.name);
+                self.child.kill().await?;
+                Ok(false)
             }
         }
-        Ok(())
     }
 }
+
+/// How long a binary may take to drain and exit after SIGTERM.
+pub const STOP_GRACE: Duration = Duration::from_secs(20);
 
 /// Starts `binary` with `settings`; its output is appended to `log`.
 pub fn spawn(name: &'static str, settings: &Settings, log: &Path) -> anyhow::Result<Process> {
@@ -330,17 +340,33 @@ impl Platform {
     }
 
     pub async fn stop_worker(&mut self) -> anyhow::Result<()> {
-        for worker in [self.worker.take(), self.second_worker.take()].into_iter().flatten() {
-            worker.stop().await?;
-        }
-        Ok(())
+        self.stop_workers().await.map(|_| ())
     }
 
-    pub async fn stop(mut self) -> anyhow::Result<()> {
-        if let Some(api) = self.api.take() {
-            api.stop().await?;
+    /// Stops the workers; the names of those killed after [`STOP_GRACE`].
+    async fn stop_workers(&mut self) -> anyhow::Result<Vec<&'static str>> {
+        let mut killed = Vec::new();
+        for worker in [self.worker.take(), self.second_worker.take()].into_iter().flatten() {
+            let name = worker.name;
+            if !worker.stop_drained().await? {
+                killed.push(name);
+            }
         }
-        self.stop_worker().await
+        Ok(killed)
+    }
+
+    /// Stops the API, then the workers; the names of those that did not
+    /// exit within [`STOP_GRACE`] of SIGTERM and were killed.
+    pub async fn stop(mut self) -> anyhow::Result<Vec<&'static str>> {
+        let mut killed = Vec::new();
+        if let Some(api) = self.api.take() {
+            let name = api.name;
+            if !api.stop_drained().await? {
+                killed.push(name);
+            }
+        }
+        killed.extend(self.stop_workers().await?);
+        Ok(killed)
     }
 }
 

@@ -48,5 +48,5 @@ pub async fn run(base: &Settings, dir: PathBuf) -> anyhow::Result<()> {
     cityhub_platform::shutdown::shutdown_signal().await;
     let stopped = platform.stop().await;
     drop(shape);
-    stopped
+    stopped.map(|_| ())
 }

@@ -35,5 +35,8 @@ async fn a_small_flash_sale_prints_its_table_and_every_invariant_passes() {
     assert_eq!(report["errors"], 0);
     // 300 users with 2 requests each: the other 550 answers are sold out or already bought.
     assert_eq!(report["sold_out"].as_u64().unwrap() + report["already_bought"].as_u64().unwrap(), 550);
-    e2e.stop().await;
+    // After a sale, both binaries drain and exit on SIGTERM within their
+    // grace: no producer or job is left for the client runtime to wait out.
+    let killed = e2e.stop_drained().await;
+    assert!(killed.is_empty(), "killed after {:?} of SIGTERM: {killed:?}", cityhub_cli::platform::STOP_GRACE);
 }

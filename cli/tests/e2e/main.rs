@@ -43,7 +43,14 @@ impl E2e {
     }
 
     pub async fn stop(self) {
-        self.platform.stop().await.unwrap();
+        self.stop_drained().await;
+    }
+
+    /// Stops the platform; the binaries that had to be killed after their
+    /// grace.
+    pub async fn stop_drained(self) -> Vec<&'static str> {
+        let killed = self.platform.stop().await.unwrap();
         let _ = std::fs::remove_dir_all(&self.dir);
+        killed
     }
 }

@@ -245,6 +245,12 @@ impl Reconciler {
         })
     }
 
+    /// Stops its publisher (see [`BatchPublisher::shutdown`]); the progress
+    /// reader stops with the last clone.
+    pub async fn shutdown(&self) {
+        self.orders.shutdown().await;
+    }
+
     /// The vouchers to reconcile now (on sale, or ended within the recent
     /// window), every bucket of each.
     pub async fn due(&self) -> Result<Vec<Sale>, ReconcileError> {

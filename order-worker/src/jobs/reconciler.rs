@@ -4,7 +4,6 @@
 //! second those of them that are paused. It re-publishes orders through its
 //! own producer on the order topic.
 
-use std::future::Future;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -52,8 +51,14 @@ impl Job for ReconcileJob {
     const NAME: &'static str = "reconciler";
     const ON_EXIT: OnExit = OnExit::Restart;
 
-    fn run(self: Arc<Self>, stop: CancellationToken) -> impl Future<Output = anyhow::Result<()>> + Send {
-        run(Arc::clone(&self.reconciler), self.every, stop)
+    /// Runs until `stop`, then stops the reconciler's publisher (a run that
+    /// ended early keeps it, for the restart).
+    async fn run(self: Arc<Self>, stop: CancellationToken) -> anyhow::Result<()> {
+        let outcome = run(Arc::clone(&self.reconciler), self.every, stop.clone()).await;
+        if stop.is_cancelled() {
+            self.reconciler.shutdown().await;
+        }
+        outcome
     }
 }
 

@@ -19,7 +19,7 @@
 //! [`RENEW_AFTER_FAILURES`] failed batches in a row, at most once per
 //! [`RENEW_EVERY`]: it sends again within a few seconds of the broker's return.
 
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
@@ -82,6 +82,8 @@ struct Sender {
     producer: RwLock<DefaultMQProducer>,
     failures: AtomicU32,
     renewal: Option<Renewal>,
+    /// Shut down: no producer is started any more.
+    closed: AtomicBool,
 }
 
 impl Sender {
@@ -98,7 +100,7 @@ impl Sender {
         }
         let failures = self.failures.fetch_add(1, Ordering::Relaxed) + 1;
         let Some(renewal) = &self.renewal else { return };
-        if failures < RENEW_AFTER_FAILURES {
+        if failures < RENEW_AFTER_FAILURES || self.closed.load(Ordering::Relaxed) {
             return;
         }
         {
@@ -129,10 +131,12 @@ impl Sender {
     }
 }
 
-/// Publishes to one topic in batches. Clones share the batching task.
+/// Publishes to one topic in batches. Clones share the batching task and
+/// the producer.
 #[derive(Clone)]
 pub struct BatchPublisher {
     tx: mpsc::Sender<Job>,
+    sender: Arc<Sender>,
 }
 
 impl BatchPublisher {
@@ -140,7 +144,12 @@ impl BatchPublisher {
     /// `producer` for good (tests and tools that manage their producer).
     pub fn spawn(producer: DefaultMQProducer, topic: String, cfg: BatchConfig) -> Self {
         Self::run_with(
-            Sender { producer: RwLock::new(producer), failures: AtomicU32::new(0), renewal: None },
+            Sender {
+                producer: RwLock::new(producer),
+                failures: AtomicU32::new(0),
+                renewal: None,
+                closed: AtomicBool::new(false),
+            },
             topic,
             cfg,
         )
@@ -161,7 +170,12 @@ impl BatchPublisher {
             group: group.to_owned(),
             last: Mutex::new(None),
         };
-        let sender = Sender { producer: RwLock::new(producer), failures: AtomicU32::new(0), renewal: Some(renewal) };
+        let sender = Sender {
+            producer: RwLock::new(producer),
+            failures: AtomicU32::new(0),
+            renewal: Some(renewal),
+            closed: AtomicBool::new(false),
+        };
         Ok(Self::run_with(sender, topic, BatchConfig::from(settings)))
     }
 
@@ -170,8 +184,17 @@ impl BatchPublisher {
         metrics::counter!(m::MQ_PUBLISH_FAILURES, "topic" => topic.clone()).increment(0);
         metrics::counter!(m::MQ_PRODUCER_RENEWALS).increment(0);
         let (tx, rx) = mpsc::channel(cfg.max * cfg.in_flight * 4);
-        tokio::spawn(run(rx, Arc::new(sender), Arc::from(topic), cfg));
-        Self { tx }
+        let sender = Arc::new(sender);
+        tokio::spawn(run(rx, Arc::clone(&sender), Arc::from(topic), cfg));
+        Self { tx, sender }
+    }
+
+    /// Shuts down the producer in use and starts no other: the owner's last
+    /// step before the client runtime stops, whose shutdown otherwise waits
+    /// out a live producer's tasks for 30 s. Publishes after it fail.
+    pub async fn shutdown(&self) {
+        self.sender.closed.store(true, Ordering::Relaxed);
+        self.sender.producer().shutdown().await;
     }
 
     /// Publishes `body` with message key `key`; resolves once the broker
