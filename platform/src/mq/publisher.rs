@@ -116,7 +116,20 @@ impl Sender {
             let start = super::start_producer(&renewal.client, &renewal.settings, &renewal.group);
             match tokio::time::timeout(Duration::from_secs(5), start).await {
                 Ok(Ok(fresh)) => {
-                    let mut old = std::mem::replace(&mut *this.producer.write().expect("producer lock"), fresh);
+                    // Swapped under the lock `shutdown` takes, so a publisher
+                    // shut down meanwhile keeps no live producer.
+                    let swapped = {
+                        let mut current = this.producer.write().expect("producer lock");
+                        if this.closed.load(Ordering::Relaxed) {
+                            Err(fresh)
+                        } else {
+                            Ok(std::mem::replace(&mut *current, fresh))
+                        }
+                    };
+                    let mut old = match swapped {
+                        Ok(old) => old,
+                        Err(mut unused) => return unused.shutdown().await,
+                    };
                     this.failures.store(0, Ordering::Relaxed);
                     metrics::counter!(m::MQ_PRODUCER_RENEWALS).increment(1);
                     tracing::warn!(group = %renewal.group, failures, "publishes kept failing; producer replaced");
@@ -193,8 +206,12 @@ impl BatchPublisher {
     /// step before the client runtime stops, whose shutdown otherwise waits
     /// out a live producer's tasks for 30 s. Publishes after it fail.
     pub async fn shutdown(&self) {
-        self.sender.closed.store(true, Ordering::Relaxed);
-        self.sender.producer().shutdown().await;
+        let mut producer = {
+            let current = self.sender.producer.write().expect("producer lock");
+            self.sender.closed.store(true, Ordering::Relaxed);
+            current.clone()
+        };
+        producer.shutdown().await;
     }
 
     /// Publishes `body` with message key `key`; resolves once the broker
