@@ -340,34 +340,26 @@ impl Platform {
     }
 
     pub async fn stop_worker(&mut self) -> anyhow::Result<()> {
-        self.stop_workers().await.map(|_| ())
-    }
-
-    /// Stops the workers; the names of those killed after [`STOP_GRACE`].
-    async fn stop_workers(&mut self) -> anyhow::Result<Vec<&'static str>> {
-        let mut killed = Vec::new();
-        for worker in [self.worker.take(), self.second_worker.take()].into_iter().flatten() {
-            let name = worker.name;
-            if !worker.stop_drained().await? {
-                killed.push(name);
-            }
-        }
-        Ok(killed)
+        stop_each([self.worker.take(), self.second_worker.take()]).await.map(|_| ())
     }
 
     /// Stops the API, then the workers; the names of those that did not
     /// exit within [`STOP_GRACE`] of SIGTERM and were killed.
     pub async fn stop(mut self) -> anyhow::Result<Vec<&'static str>> {
-        let mut killed = Vec::new();
-        if let Some(api) = self.api.take() {
-            let name = api.name;
-            if !api.stop_drained().await? {
-                killed.push(name);
-            }
-        }
-        killed.extend(self.stop_workers().await?);
-        Ok(killed)
+        stop_each([self.api.take(), self.worker.take(), self.second_worker.take()]).await
     }
+}
+
+/// Stops each process in turn; the names of those killed after [`STOP_GRACE`].
+async fn stop_each(processes: impl IntoIterator<Item = Option<Process>>) -> anyhow::Result<Vec<&'static str>> {
+    let mut killed = Vec::new();
+    for process in processes.into_iter().flatten() {
+        let name = process.name;
+        if !process.stop_drained().await? {
+            killed.push(name);
+        }
+    }
+    Ok(killed)
 }
 
 /// A field of `/proc/<pid>/status` in MB (`VmRSS` now, `VmHWM` peak).

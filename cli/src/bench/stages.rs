@@ -271,16 +271,15 @@ pub async fn drain_rate(metrics_addr: &str, expected: usize) -> anyhow::Result<f
 async fn stall_report(metrics_addr: &str) -> String {
     use cityhub_platform::metrics as m;
     let mut said = Vec::new();
-    for (family, label) in [
-        (m::CONSUMER_MESSAGES, r#"result="redelivered""#),
-        (m::CONSUMER_MESSAGES, r#"result="parked""#),
-        (m::CONSUMER_QUEUES, ""),
-        (m::CONSUMER_LAG, ""),
-        (m::CONSUMER_HELD_BATCHES, ""),
+    for (family, labels) in [
+        (m::CONSUMER_MESSAGES, &[r#"result="redelivered""#][..]),
+        (m::CONSUMER_MESSAGES, &[r#"result="parked""#]),
+        (m::CONSUMER_QUEUES, &[]),
+        (m::CONSUMER_LAG, &[]),
+        (m::CONSUMER_HELD_BATCHES, &[]),
     ] {
-        let labels: Vec<&str> = [label].into_iter().filter(|l| !l.is_empty()).collect();
-        let value = crate::platform::scrape(metrics_addr, family, &labels).await;
-        said.push(format!("{family}{{{label}}} = {value:?}"));
+        let value = crate::platform::scrape(metrics_addr, family, labels).await;
+        said.push(format!("{family}{{{}}} = {value:?}", labels.join(",")));
     }
     said.join(", ")
 }
