@@ -139,7 +139,10 @@ fn describe() {
     describe_gauge!(OUTBOX_BACKLOG, Unit::Count, "Outbox rows not published yet.");
     describe_gauge!(OUTBOX_OLDEST_AGE, Unit::Seconds, "Age of the oldest unpublished outbox row.");
     describe_counter!(OUTBOX_PUBLISHED, "Outbox events the relay published, by topic.");
-    describe_counter!(OUTBOX_FAILURES, "Outbox publish attempts the broker refused, by topic.");
+    describe_counter!(
+        OUTBOX_FAILURES,
+        "Outbox publish attempts that failed (no route to a broker, or the broker did not store the batch), by topic."
+    );
     describe_counter!(
         OUTBOX_SWEPT,
         "Outbox rows the binlog relay's sweep published because the binlog had not brought them in time (alert on any)."

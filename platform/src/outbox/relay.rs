@@ -218,7 +218,7 @@ impl Relay {
         match tokio::time::timeout(self.send_timeout, producer.fetch_publish_message_queues(topic)).await {
             Ok(Ok(queues)) if !queues.is_empty() => Ok(queues),
             Ok(Ok(_)) => Err(format!("topic {topic} has no writable queue")),
-            Ok(Err(err)) => Err(err.to_string()),
+            Ok(Err(err)) => Err(format!("no route for topic {topic}: {err}")),
             Err(_) => Err(format!("no route for topic {topic} within {:?}", self.send_timeout)),
         }
     }
@@ -255,7 +255,12 @@ impl Relay {
         let mut routes: HashMap<String, Vec<MessageQueue>> = HashMap::new();
         for e in events {
             if !routes.contains_key(&e.topic) {
-                routes.insert(e.topic.clone(), self.queues(&e.topic).await?);
+                // No route is a failed attempt too: the name server drops a
+                // broker's queues as soon as the broker's connection closes.
+                let queues = self.queues(&e.topic).await.inspect_err(|_| {
+                    metrics::counter!(m::OUTBOX_FAILURES, "topic" => e.topic.clone()).increment(1);
+                })?;
+                routes.insert(e.topic.clone(), queues);
             }
             let queue = queue_of(&e.msg_key, routes[&e.topic].len());
             groups.entry((e.topic.clone(), queue)).or_default().push((e.id, &e.msg_key, &e.payload));

@@ -42,7 +42,10 @@ async fn readers_that_must_not_see_stale_data_wait_for_one_load_and_get_the_new_
     let kv = env.kv().await;
     let caches = Caches::new(&kv, &env.settings.cache);
     let source = Arc::new(Source { value: AtomicU64::new(1), loads: AtomicU64::new(0) });
-    let spec = Spec { name: "prices", ttl: Duration::from_secs(1), freshness: Freshness::WaitForRebuild, bloom: None };
+    // Each phase's reads must end within one TTL of its load, or a late
+    // reader rightly loads again: long enough for a loaded machine.
+    let ttl = Duration::from_secs(4);
+    let spec = Spec { name: "prices", ttl, freshness: Freshness::WaitForRebuild, bloom: None };
     let cache: Cache<u64, u64> = Cache::new(spec, &caches, {
         let source = Arc::clone(&source);
         FnLoader(move |_key: u64| {
@@ -71,7 +74,7 @@ async fn readers_that_must_not_see_stale_data_wait_for_one_load_and_get_the_new_
 
     // Past the logical TTL the value changed: nobody is served the old one.
     source.value.store(2, Ordering::SeqCst);
-    tokio::time::sleep(Duration::from_millis(1100)).await;
+    tokio::time::sleep(ttl + Duration::from_millis(100)).await;
     let values = read_all(200).await;
     assert!(values.iter().all(|v| *v == 2), "a stale value was served: {values:?}");
     assert_eq!(source.loads.load(Ordering::SeqCst), 2, "one load per expiry");
