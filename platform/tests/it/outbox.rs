@@ -1,6 +1,7 @@
 //! The shared outbox and its relay over RocketMQ: what commits is published,
 //! what rolls back never is, a key's events keep their order on one queue,
-//! and a relay dying between publishing and marking only causes duplicates.
+//! a relay dying between publishing and marking only causes duplicates, and
+//! a send that finds no broker fails and is counted.
 //! The relay is the one the settings name: the poll relay by default, the
 //! binlog relay in the suite's binlog profile (`CITYHUB_TEST_OUTBOX_RELAY`).
 
@@ -11,7 +12,7 @@ use std::time::Duration;
 use cityhub_platform::config::RelayKind;
 use cityhub_platform::mq::consumer::{Ack, BatchHandler, Consumer, Delivery};
 use cityhub_platform::outbox::binlog::BinlogRelay;
-use cityhub_platform::outbox::relay::Relay;
+use cityhub_platform::outbox::relay::{Outgoing, Relay};
 use cityhub_platform::outbox::{self, Envelope};
 use cityhub_testkit::{eventually, metric, mq_client, Settings, TestEnv};
 use serde_json::{json, Value};
@@ -233,4 +234,27 @@ async fn a_relay_dying_after_publishing_and_before_marking_only_duplicates_and_a
         }
     }
     assert_eq!((applied, effects), (committed, 10));
+}
+
+/// A broker that is gone is gone from its name server's routes at once: the
+/// relay's send then fails before it reaches a broker, and that failure is
+/// counted like a refused batch (the alert on failed publishes sees an
+/// outage either way).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_send_that_finds_no_route_to_a_broker_fails_and_is_counted() {
+    let h = Harness::start(|s| {
+        // Nothing listens there: no route for any topic.
+        s.mq.namesrv_addr = "127.0.0.1:1".into();
+        s.mq.send_timeout_ms = Duration::from_millis(1000);
+    })
+    .await;
+    let topic = format!("{}_events", h.env.settings.mq.order_topic);
+    let relay = relay(&h).await;
+    let failures = || metric(cityhub_platform::metrics::OUTBOX_FAILURES, &[&format!("topic=\"{topic}\"")]);
+    let event = Outgoing { id: 1, topic: topic.clone(), msg_key: "a".into(), payload: "{}".into() };
+
+    // After trying for 30 s to create the topic (`mq::ensure_topic`).
+    let err = relay.send(std::slice::from_ref(&event)).await.expect_err("no broker to send to");
+    assert!(err.contains("no route"), "{err}");
+    assert_eq!(failures(), 1.0);
 }
