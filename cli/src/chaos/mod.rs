@@ -43,7 +43,7 @@ use cityhub_testkit::invariants::{self, Accepted, Tally};
 use cityhub_testkit::relayed::{self, Relayed};
 use serde::{Deserialize, Serialize};
 use sqlx::MySqlPool;
-use tokio::sync::watch;
+use tokio_util::sync::CancellationToken;
 
 use crate::platform::Platform;
 use lab::{Lab, Part};
@@ -361,7 +361,7 @@ struct Run<'a> {
     voucher: VoucherId,
     shoppers: Arc<Shoppers>,
     /// Ends the follow storm (`relay-` scenarios).
-    storm: Option<watch::Sender<bool>>,
+    storm: Option<CancellationToken>,
 }
 
 /// The lab's settings: `base` on the lab's services at its own timings,
@@ -459,7 +459,7 @@ impl Run<'_> {
         let faults = faults?;
         stampede.await??;
         if let (Some(stop), Some(storm)) = (self.storm.take(), storm) {
-            let _ = stop.send(true);
+            stop.cancel();
             storm.await??;
         }
         let ended = Instant::now();
@@ -494,9 +494,12 @@ impl Run<'_> {
     /// [`STREAMING`] of its events to the consumer, so the fault finds the
     /// relay mid-stream.
     async fn start_storm(&mut self, front: &str) -> anyhow::Result<tokio::task::JoinHandle<anyhow::Result<()>>> {
-        let (stop, stopped) = watch::channel(false);
-        let storm =
-            tokio::spawn(Arc::clone(&self.shoppers).follow_storm(front.to_owned(), self.plan.follow_rate, stopped));
+        let stop = CancellationToken::new();
+        let storm = tokio::spawn(Arc::clone(&self.shoppers).follow_storm(
+            front.to_owned(),
+            self.plan.follow_rate,
+            stop.clone(),
+        ));
         self.storm = Some(stop);
         let started = Instant::now();
         loop {

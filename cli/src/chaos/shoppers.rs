@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 use cityhub_core::auth::{Auth, Issued};
 use cityhub_core::{OrderId, UserId};
 use tokio::sync::Semaphore;
+use tokio_util::sync::CancellationToken;
 
 /// What one request got back.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -132,25 +133,14 @@ impl Shoppers {
             .pool_max_idle_per_host(pace.concurrency)
             .timeout(Duration::from_secs(5))
             .build()?;
-        let gate = Arc::new(Semaphore::new(pace.concurrency));
-        let interval = Duration::from_secs_f64(1.0 / f64::from(pace.rate.max(1)));
-        let mut tasks = tokio::task::JoinSet::new();
-        let (mut i, began) = (0usize, Instant::now());
-        while i < pace.requests.max(self.until.load(Ordering::Relaxed)) {
-            tokio::time::sleep_until((began + interval.mul_f64(i as f64)).into()).await;
-            let permit = Arc::clone(&gate).acquire_owned().await?;
+        let more = |i: usize| i < pace.requests.max(self.until.load(Ordering::Relaxed));
+        paced(pace.rate, pace.concurrency, &CancellationToken::new(), more, |i| {
             let (this, http, url) = (Arc::clone(&self), http.clone(), url.clone());
             let user = i % self.tokens.len();
-            tasks.spawn(async move {
-                this.fire(&http, &url, user).await;
-                drop(permit);
-            });
             self.sent.fetch_add(1, Ordering::Relaxed);
-            i += 1;
-            while tasks.try_join_next().is_some() {}
-        }
-        while tasks.join_next().await.is_some() {}
-        Ok(())
+            async move { this.fire(&http, &url, user).await }
+        })
+        .await
     }
 
     async fn fire(&self, http: &reqwest::Client, url: &str, user: usize) {
@@ -205,43 +195,68 @@ impl Shoppers {
     }
 
     /// Follows and unfollows among the shoppers through the API at `base`,
-    /// `rate` a second, until `stop` turns true. Request i is shopper
+    /// `rate` a second, until `stop` is cancelled. Request i is shopper
     /// i mod n following (in even rounds over the shoppers) or unfollowing
     /// (odd rounds) the shopper 1 to 5 places after them, so
     /// pairs keep changing state and nearly every request writes an event.
-    pub async fn follow_storm(
-        self: Arc<Self>,
-        base: String,
-        rate: u32,
-        mut stop: tokio::sync::watch::Receiver<bool>,
-    ) -> anyhow::Result<()> {
+    pub async fn follow_storm(self: Arc<Self>, base: String, rate: u32, stop: CancellationToken) -> anyhow::Result<()> {
         let http = reqwest::Client::builder().timeout(Duration::from_secs(5)).build()?;
-        let gate = Arc::new(Semaphore::new(FOLLOW_CONCURRENCY));
-        let interval = Duration::from_secs_f64(1.0 / f64::from(rate.max(1)));
-        let (n, began) = (self.tokens.len(), Instant::now());
-        let mut tasks = tokio::task::JoinSet::new();
-        for i in 0usize.. {
-            tokio::select! {
-                _ = tokio::time::sleep_until((began + interval.mul_f64(i as f64)).into()) => {}
-                _ = stop.wait_for(|stop| *stop) => break,
-            }
-            let permit = Arc::clone(&gate).acquire_owned().await?;
-            let (user, round) = (i % n, i / n);
-            let them = self.user_id((user + 1 + (round / 2) % FOLLOW_SPREAD) % n);
-            let url = format!("{base}/users/{them}/follow");
-            let request = if round % 2 == 0 { http.put(url) } else { http.delete(url) };
-            let this = Arc::clone(&self);
-            tasks.spawn(async move {
-                let answer = this.send(user, request).await;
-                let record = Record { at: this.started.elapsed(), user_id: this.user_id(user), answer };
-                this.follows.lock().unwrap_or_else(|p| p.into_inner()).push(record);
-                drop(permit);
-            });
-            while tasks.try_join_next().is_some() {}
-        }
-        while tasks.join_next().await.is_some() {}
-        Ok(())
+        let n = self.tokens.len();
+        paced(
+            rate,
+            FOLLOW_CONCURRENCY,
+            &stop,
+            |_| true,
+            |i| {
+                let (user, round) = (i % n, i / n);
+                let them = self.user_id((user + 1 + (round / 2) % FOLLOW_SPREAD) % n);
+                let url = format!("{base}/users/{them}/follow");
+                let request = if round % 2 == 0 { http.put(url) } else { http.delete(url) };
+                let this = Arc::clone(&self);
+                async move {
+                    let answer = this.send(user, request).await;
+                    let record = Record { at: this.started.elapsed(), user_id: this.user_id(user), answer };
+                    this.follows.lock().unwrap_or_else(|p| p.into_inner()).push(record);
+                }
+            },
+        )
+        .await
     }
+}
+
+/// Starts `request(i)` for i = 0, 1, … at `rate` a second, at most
+/// `concurrency` at once, while `more(i)` holds and `stop` is not cancelled;
+/// returns once every request started has ended.
+async fn paced<R>(
+    rate: u32,
+    concurrency: usize,
+    stop: &CancellationToken,
+    mut more: impl FnMut(usize) -> bool,
+    mut request: impl FnMut(usize) -> R,
+) -> anyhow::Result<()>
+where
+    R: std::future::Future<Output = ()> + Send + 'static,
+{
+    let gate = Arc::new(Semaphore::new(concurrency));
+    let interval = Duration::from_secs_f64(1.0 / f64::from(rate.max(1)));
+    let (mut i, began) = (0usize, Instant::now());
+    let mut tasks = tokio::task::JoinSet::new();
+    while more(i) {
+        tokio::select! {
+            _ = tokio::time::sleep_until((began + interval.mul_f64(i as f64)).into()) => {}
+            _ = stop.cancelled() => break,
+        }
+        let permit = Arc::clone(&gate).acquire_owned().await?;
+        let request = request(i);
+        tasks.spawn(async move {
+            request.await;
+            drop(permit);
+        });
+        i += 1;
+        while tasks.try_join_next().is_some() {}
+    }
+    while tasks.join_next().await.is_some() {}
+    Ok(())
 }
 
 /// How many shoppers after them each shopper follows in turn.

@@ -44,6 +44,15 @@ fn client_config(role: &str) -> ClientConfig {
     cfg
 }
 
+/// A send given `timeout` of its own: the client's timeout decides, and this
+/// bound, a little longer, only catches a call that hangs past it.
+pub async fn bounded_send<T>(
+    timeout: Duration,
+    send: impl std::future::Future<Output = T>,
+) -> Result<T, tokio::time::error::Elapsed> {
+    tokio::time::timeout(timeout + Duration::from_millis(500), send).await
+}
+
 /// Starts a producer for `group`.
 pub async fn start_producer(
     client: &Arc<ClientRuntime>,

@@ -271,9 +271,8 @@ async fn send(producer: &DefaultMQProducer, topic: &str, batch: Vec<Job>, timeou
             (msg, job.done)
         })
         .unzip();
-    // The client has its own timeout; ours bounds the whole call in case it hangs.
-    let outcome = match tokio::time::timeout(
-        timeout + Duration::from_millis(500),
+    let outcome = match super::bounded_send(
+        timeout,
         producer.send_batch_with_timeout(messages, timeout.as_millis() as u64),
     )
     .await

@@ -239,8 +239,7 @@ impl Relay {
             .collect();
         let timeout = self.send_timeout;
         let send = self.producer.send_batch_to_queue_with_timeout(messages, target, timeout.as_millis() as u64);
-        // The client has its own timeout; ours bounds the whole call in case it hangs.
-        match tokio::time::timeout(timeout + Duration::from_millis(500), send).await {
+        match crate::mq::bounded_send(timeout, send).await {
             Ok(Ok(_)) => Ok(()),
             Ok(Err(err)) => Err(err.to_string()),
             Err(_) => Err(format!("the broker did not answer within {timeout:?}")),
