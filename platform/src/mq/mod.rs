@@ -101,21 +101,29 @@ pub async fn start_lite_pull(
 /// to 30 s: readiness waits for the topic's route, so giving up early would
 /// leave a process that never becomes ready. Answers whether it was created.
 pub async fn ensure_topic(producer: &DefaultMQProducer, topic: &str, queues: u32) -> bool {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    ensure_topic_within(producer, topic, queues, Duration::from_secs(30)).await
+}
+
+/// [`ensure_topic`], asking for at most about `within` (each try bounded by
+/// the shorter of `within` and 5 s): for a caller that tries again on its
+/// own, as the outbox relay does with every event it could not send.
+pub async fn ensure_topic_within(producer: &DefaultMQProducer, topic: &str, queues: u32, within: Duration) -> bool {
+    let deadline = tokio::time::Instant::now() + within;
+    let one_try = within.min(Duration::from_secs(5));
     loop {
         let mut producer = producer.clone();
         let create = producer.create_topic("TBW102", topic, queues as i32, HashMap::new());
-        let why = match tokio::time::timeout(Duration::from_secs(5), create).await {
+        let why = match tokio::time::timeout(one_try, create).await {
             Ok(Ok(())) => return true,
             Ok(Err(err)) => err.to_string(),
-            Err(_) => "no answer within 5 s".to_owned(),
+            Err(_) => format!("no answer within {one_try:?}"),
         };
         if tokio::time::Instant::now() >= deadline {
             tracing::error!(%topic, error = %why, "cannot create topic; its first send may still auto-create it");
             return false;
         }
         tracing::warn!(%topic, error = %why, "cannot create topic yet; retrying");
-        tokio::time::sleep(Duration::from_secs(1)).await;
+        tokio::time::sleep(Duration::from_secs(1).min(within)).await;
     }
 }
 

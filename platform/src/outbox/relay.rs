@@ -10,6 +10,8 @@
 //!   relay that dies in between leaves them unmarked (its transaction rolls
 //!   back) and they are published again.
 //! - A failed publish backs off exponentially (`attempts`, `next_attempt_at`).
+//!   A topic's first send creates it, in one short try, so that with no
+//!   broker up each failing send ends within a few send timeouts.
 //! - Published rows are purged after the retention period.
 //! - The relay's transaction is READ COMMITTED: it holds its claimed rows
 //!   across a publish, and under REPEATABLE READ its scans would also hold
@@ -210,7 +212,10 @@ impl Relay {
     /// The write queues of `topic` (never empty), creating the topic the first time.
     async fn queues(&self, topic: &str) -> Result<Vec<MessageQueue>, String> {
         let mut created = self.topics.lock().await;
-        if !created.contains(topic) && crate::mq::ensure_topic(&self.producer, topic, self.topic_queues).await {
+        // One short try: a failed send is tried again anyway, and a broker
+        // outage must not hold each try for `ensure_topic`'s 30 s.
+        let made = || crate::mq::ensure_topic_within(&self.producer, topic, self.topic_queues, self.send_timeout);
+        if !created.contains(topic) && made().await {
             created.insert(topic.to_owned());
         }
         drop(created);
