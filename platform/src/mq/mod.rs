@@ -100,8 +100,13 @@ pub async fn start_lite_pull(
 /// refuses or does not answer is asked again (each try bounded by 5 s) for up
 /// to 30 s: readiness waits for the topic's route, so giving up early would
 /// leave a process that never becomes ready. Answers whether it was created.
-pub async fn ensure_topic(producer: &DefaultMQProducer, topic: &str, queues: u32) -> bool {
-    ensure_topic_within(producer, topic, queues, Duration::from_secs(30)).await
+pub fn ensure_topic<'a>(
+    producer: &'a DefaultMQProducer,
+    topic: &'a str,
+    queues: u32,
+) -> impl std::future::Future<Output = bool> + Send + 'a {
+    // The inner future itself, not one more async layer around it.
+    ensure_topic_within(producer, topic, queues, Duration::from_secs(30))
 }
 
 /// [`ensure_topic`], asking for at most about `within` (each try bounded by
