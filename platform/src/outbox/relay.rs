@@ -214,8 +214,9 @@ impl Relay {
         let mut created = self.topics.lock().await;
         // One short try: a failed send is tried again anyway, and a broker
         // outage must not hold each try for `ensure_topic`'s 30 s.
-        let made = || crate::mq::ensure_topic_within(&self.producer, topic, self.topic_queues, self.send_timeout);
-        if !created.contains(topic) && made().await {
+        if !created.contains(topic)
+            && crate::mq::ensure_topic_within(&self.producer, topic, self.topic_queues, self.send_timeout).await
+        {
             created.insert(topic.to_owned());
         }
         drop(created);
