@@ -148,9 +148,14 @@ impl From<SeckillError> for ApiError {
 impl From<AuthError> for ApiError {
     fn from(err: AuthError) -> Self {
         match err {
-            AuthError::InvalidCode => Self::unprocessable("invalid_code", err.to_string()),
+            AuthError::InvalidCode(_) => Self::unprocessable("invalid_code", err.to_string()),
+            AuthError::ChallengeGone => Self::unprocessable("challenge_gone", err.to_string()),
+            AuthError::ProofRequired(_) => Self::Refused { code: "proof_required", message: err.to_string() },
             AuthError::LockedOut(left) => {
                 Self::TooManyRequests { code: "login_locked", message: err.to_string(), retry_after: left }
+            }
+            AuthError::CodesSpent(left) => {
+                Self::TooManyRequests { code: "codes_spent", message: err.to_string(), retry_after: left }
             }
             AuthError::Redis(e) => unavailable(Dependency::Redis, &e),
             AuthError::Db(e) => database(e),

@@ -7,6 +7,7 @@ use axum::extract::rejection::JsonRejection;
 use axum::extract::{FromRef, FromRequest, FromRequestParts, Path, Request};
 use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
+use cityhub_core::auth::operators::is_operator_key;
 use cityhub_core::auth::{Role, Session};
 use serde::de::DeserializeOwned;
 use validator::Validate;
@@ -174,7 +175,7 @@ where
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
         let token = bearer(parts).ok_or(ApiError::Unauthorized)?;
-        session(&AppState::from_ref(state), token).await.map(Self)
+        session(&AppState::from_ref(state), parts, token).await.map(Self)
     }
 }
 
@@ -205,17 +206,47 @@ where
             return Ok(Self(None));
         }
         let token = bearer(parts).ok_or(ApiError::Unauthorized)?;
-        session(&AppState::from_ref(state), token).await.map(|s| Self(Some(s)))
+        session(&AppState::from_ref(state), parts, token).await.map(|s| Self(Some(s)))
     }
 }
 
-/// The session behind `token`; 401 when there is none.
-async fn session(state: &AppState, token: &str) -> Result<Session, ApiError> {
-    state.auth.authenticate(token).await?.ok_or(ApiError::Unauthorized)
+/// The session behind `token`; 401 when there is none (see [`checked`]).
+async fn session(state: &AppState, parts: &Parts, token: &str) -> Result<Session, ApiError> {
+    refuse_failing_client(state, parts)?;
+    let found = state.auth.authenticate(token).await?;
+    checked(state, parts, found)
 }
 
-/// An administrator: a session whose user has the admin role (granted with
-/// `cityhub admin grant`). No valid token is 401; a shopper's token is 403.
+/// A client whose credentials failed too often this second
+/// (`limits.unauthorized_per_sec`) gets 429 before any lookup.
+fn refuse_failing_client(state: &AppState, parts: &Parts) -> Result<(), ApiError> {
+    let Some(failures) = &state.failed_auth else { return Ok(()) };
+    match failures.refused(&request_client_ip(parts, state)) {
+        None => Ok(()),
+        Some(retry_after) => {
+            metrics::counter!(cityhub_core::metrics::RATE_LIMITED, "route" => "unauthorized").increment(1);
+            Err(ApiError::TooManyRequests {
+                code: "rate_limited",
+                message: "too many requests with invalid credentials; retry later".into(),
+                retry_after,
+            })
+        }
+    }
+}
+
+/// `found`, or 401 counted against the client.
+fn checked<T>(state: &AppState, parts: &Parts, found: Option<T>) -> Result<T, ApiError> {
+    found.ok_or_else(|| {
+        if let Some(failures) = &state.failed_auth {
+            failures.hit(&request_client_ip(parts, state));
+        }
+        ApiError::Unauthorized
+    })
+}
+
+/// An administrator: an operator key (`cityhub admin key create`), or a
+/// session whose user was made an admin with `cityhub admin grant`. No valid
+/// credential is 401; a shopper's token is 403.
 pub struct Admin;
 
 impl<S> FromRequestParts<S> for Admin
@@ -227,7 +258,12 @@ where
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
         let token = bearer(parts).ok_or(ApiError::Unauthorized)?;
-        match session(&AppState::from_ref(state), token).await?.role {
+        let state = AppState::from_ref(state);
+        if is_operator_key(token) {
+            refuse_failing_client(&state, parts)?;
+            return checked(&state, parts, state.auth.operator(token).await?.then_some(Self));
+        }
+        match session(&state, parts, token).await?.role {
             Role::Admin => Ok(Self),
             Role::Shopper => Err(ApiError::Forbidden),
         }

@@ -9,19 +9,19 @@
 //!
 //! Subjects: `user` counts a valid session's user (a request without one is
 //! not counted by user; the handler answers 401), `ip` the client IP (see
-//! [`crate::extract::client_ip`]), `phone` the `phone` field of the JSON
-//! body (read here, and handed on to the handler unchanged), `global` every
-//! request. If Redis cannot be reached the request is let through (logged):
-//! the routes behind a limit need Redis themselves and answer 503.
+//! [`crate::extract::client_ip`]), `global` every request. None of them is
+//! a budget a stranger can spend for someone else: a phone's own budgets
+//! (codes sent, guesses) are kept by the login rules
+//! (`cityhub_core::auth::guard`), which only a well-formed request reaches.
+//! If Redis cannot be reached the request is let through (logged): the
+//! routes behind a limit need Redis themselves and answer 503.
 
 use std::future::Future;
 use std::pin::Pin;
 
-use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use cityhub_core::auth::Phone;
 use cityhub_core::config::LimitSettings;
 use cityhub_platform::ratelimit::{self, Decision, Rules, Subject};
 
@@ -81,9 +81,6 @@ pub fn limited(route: Guarded) -> axum::middleware::FromFnLayer<Enforce, Guarded
     axum::middleware::from_fn_with_state(route, enforce)
 }
 
-/// Bodies read to find a phone are at most this long (the login bodies are tiny).
-const PHONE_BODY_LIMIT: usize = 4096;
-
 async fn enforce(State(route): State<Guarded>, req: Request, next: Next) -> Response {
     let Some(state) = req.extensions().get::<AppState>().cloned() else {
         return next.run(req).await;
@@ -92,17 +89,6 @@ async fn enforce(State(route): State<Guarded>, req: Request, next: Next) -> Resp
         return next.run(req).await;
     };
     let (parts, body) = req.into_parts();
-    let (body, phone) = if rules.counts_by(Subject::Phone) {
-        match axum::body::to_bytes(body, PHONE_BODY_LIMIT).await {
-            Ok(bytes) => {
-                let phone = phone_in(&bytes);
-                (Body::from(bytes), phone)
-            }
-            Err(_) => return ApiError::bad_request("invalid_body", "the body is too large").into_response(),
-        }
-    } else {
-        (body, None)
-    };
     let mut counted = Vec::new();
     for rule in rules.iter() {
         let value = match rule.by {
@@ -112,7 +98,6 @@ async fn enforce(State(route): State<Guarded>, req: Request, next: Next) -> Resp
                 Some(token) => state.auth.authenticate(token).await.ok().flatten().map(|s| s.user_id.to_string()),
                 None => None,
             },
-            Subject::Phone => phone.clone(),
         };
         if let Some(value) = value {
             counted.push((state.kv.keys.rate_limit(route.name(), rule.by.as_str(), &value), rule.limit));
@@ -134,14 +119,4 @@ async fn enforce(State(route): State<Guarded>, req: Request, next: Next) -> Resp
             next.run(Request::from_parts(parts, body)).await
         }
     }
-}
-
-/// The valid phone number in a JSON body's `phone` field, if any.
-fn phone_in(body: &[u8]) -> Option<String> {
-    #[derive(serde::Deserialize)]
-    struct WithPhone {
-        phone: String,
-    }
-    let raw = axum::Json::<WithPhone>::from_bytes(body).ok()?.0.phone;
-    Phone::parse(&raw).map(|p| p.as_str().to_owned())
 }

@@ -60,6 +60,9 @@ pub struct Shared {
     pub reconciler: Reconciler,
     pub console: Console,
     pub metrics: PrometheusHandle,
+    /// Requests whose token authenticated no one, per client (see
+    /// `limits.unauthorized_per_sec`); `None` while limits are off.
+    pub failed_auth: Option<cityhub_platform::ratelimit::Local>,
     producer: DefaultMQProducer,
     /// The seckill path's publisher, shut down last.
     publisher: BatchPublisher,
@@ -80,6 +83,7 @@ impl AppState {
         let metrics = cityhub_core::metrics::install();
         let services = cityhub_core::Services::connect(&settings).await?;
         let (db, kv) = (services.db.clone(), services.kv.clone());
+        services.auth.prepare().await.context("read the token MAC key")?;
         let lease = NodeLease::acquire(&kv, settings.ids.node_id, (&settings.ids).into())
             .await
             .context("lease an order-id node")?;
@@ -112,8 +116,13 @@ impl AppState {
         let reconciler = services.reconciler(&mq, &group).await?;
         let seckill = services.seckill(lease.ids(), publisher.clone());
         let trusted_proxies = settings.http.trusted_proxies().context("http.trusted_proxies")?;
+        let limits = &settings.limits;
+        let failed_auth = (limits.enabled && limits.unauthorized_per_sec > 0).then(|| {
+            cityhub_platform::ratelimit::Local::new(limits.unauthorized_per_sec, Duration::from_secs(1), 100_000)
+        });
         Ok(Self(Arc::new(Shared {
             trusted_proxies,
+            failed_auth,
             metrics,
             auth: services.auth,
             vouchers: services.vouchers,

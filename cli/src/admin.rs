@@ -1,13 +1,18 @@
-//! `cityhub admin`: the only way to make an admin (by phone, with the
-//! operator's database access; never through the API), and admin tokens for
-//! operator scripts. A role change takes effect on the user's live sessions.
+//! `cityhub admin`: operator keys (the credential of operator tools, which
+//! no phone login can obtain), made and revoked with the operator's
+//! database access, never through the API; and the admin role of a phone's
+//! account, granted only by name. A role change takes effect on the user's
+//! live sessions. The CLI's own admin calls (order close, reconcile,
+//! flash-sale, bench) use a key made for the run, never a phone's account.
+
+use std::time::Duration;
 
 use anyhow::Context;
 use cityhub_core::auth::{Auth, Phone, Role};
 use cityhub_core::config::Settings;
 
-/// The account the CLI's own admin calls use (flash-sale, bench).
-const OPERATOR_PHONE: &str = "19999999999";
+/// How long a key the CLI makes for its own run stays valid.
+const RUN_KEY_TTL: Duration = Duration::from_secs(24 * 3600);
 
 #[derive(Debug, clap::Subcommand)]
 pub enum Action {
@@ -25,6 +30,29 @@ pub enum Action {
     Token {
         /// The admin's phone.
         phone: String,
+    },
+    /// Operator keys: create, list, revoke.
+    #[command(subcommand)]
+    Key(KeyAction),
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub enum KeyAction {
+    /// Make a key and print it (shown once; only its hash is kept).
+    Create {
+        /// What the key is for (the console of Ann, a deploy script, ...).
+        #[arg(long)]
+        name: String,
+        /// Days it stays valid.
+        #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..=3650))]
+        days: u32,
+    },
+    /// List every key (never the keys themselves).
+    List,
+    /// Revoke a key by its id.
+    Revoke {
+        /// The key's id, as `create` and `list` show it.
+        id: u64,
     },
 }
 
@@ -57,12 +85,28 @@ pub async fn run(settings: &Settings, action: Action) -> anyhow::Result<()> {
             );
             println!("{}", auth.issue(session).await?.token);
         }
+        Action::Key(KeyAction::Create { name, days }) => {
+            anyhow::ensure!((1..=64).contains(&name.len()), "a key's name is 1 to 64 characters");
+            let made = auth.create_operator_key(&name, Duration::from_secs(u64::from(days) * 86_400)).await?;
+            eprintln!("key {} ({name}) valid until {}; shown once:", made.id, made.expires_at);
+            println!("{}", made.key);
+        }
+        Action::Key(KeyAction::List) => {
+            for key in auth.operator_keys().await? {
+                let state = if key.revoked { "revoked" } else { "" };
+                println!("{}\t{}\tcreated {}\texpires {}\t{state}", key.id, key.name, key.created_at, key.expires_at);
+            }
+        }
+        Action::Key(KeyAction::Revoke { id }) => {
+            anyhow::ensure!(auth.revoke_operator_key(id).await?, "no live key {id}");
+            println!("key {id} revoked");
+        }
     }
     Ok(())
 }
 
-/// A bearer token of the CLI's operator account (made an admin on the way).
-pub async fn operator_token(settings: &Settings) -> anyhow::Result<String> {
-    let issued = auth(settings).await?.operator(&phone(OPERATOR_PHONE)?).await?;
-    Ok(issued.token)
+/// An operator key for the CLI's own run of `purpose` (valid a day).
+pub async fn operator_token(settings: &Settings, purpose: &str) -> anyhow::Result<String> {
+    let made = auth(settings).await?.create_operator_key(&format!("cityhub {purpose}"), RUN_KEY_TTL).await?;
+    Ok(made.key)
 }

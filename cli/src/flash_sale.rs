@@ -240,7 +240,7 @@ async fn fire(http: &reqwest::Client, url: &str, user: &Issued) -> (UserId, Outc
 /// Creates a shop and a seckill voucher of `plan.stock` units, on sale now, through the admin API.
 pub async fn create_voucher(settings: &Settings, plan: &Plan) -> anyhow::Result<VoucherId> {
     let http = reqwest::Client::new();
-    let admin = crate::admin::operator_token(settings).await?;
+    let admin = crate::admin::operator_token(settings, "flash-sale").await?;
     let r = http
         .post(format!("{}/admin/shops", plan.api))
         .bearer_auth(&admin)

@@ -18,7 +18,7 @@ pub struct Api {
 impl Api {
     /// The API at `base`, as the CLI's operator account.
     pub async fn connect(settings: &Settings, base: &str) -> anyhow::Result<Self> {
-        let token = crate::admin::operator_token(settings).await?;
+        let token = crate::admin::operator_token(settings, "operator").await?;
         Ok(Self { base: base.trim_end_matches('/').to_owned(), token, http: reqwest::Client::new() })
     }
 

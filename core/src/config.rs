@@ -12,7 +12,7 @@ pub use cityhub_platform::config::{
     CacheSettings, ConfigError, DatabaseSettings, HttpSettings, IdSettings, LogSettings, MqSettings, OutboxSettings,
     RedisSettings, Secret,
 };
-use cityhub_platform::ratelimit::{Rules, Subject};
+use cityhub_platform::ratelimit::Rules;
 use serde::{Deserialize, Serialize};
 use validator::{Validate, ValidationError};
 
@@ -80,29 +80,48 @@ pub struct AuthSettings {
     /// Write each login code to the log at INFO (development only: there is
     /// no SMS gateway); `scripts/run` turns it on.
     pub log_codes: bool,
-    /// Code requests one client may make for one phone within
-    /// `strike_window_secs`; one more locks that client out of that phone.
-    pub code_requests_per_phone_client: u32,
-    /// Code requests one client may make across phones within the window.
-    pub code_requests_per_client: u32,
-    /// Wrong codes one client may enter for one phone within the window
-    /// (counted only while the phone has a code).
-    pub wrong_codes_per_phone_client: u32,
-    /// Wrong or unknown codes one client may enter across phones.
-    pub wrong_codes_per_client: u32,
-    /// A phone is locked for every client only when this many distinct
-    /// clients were locked out of it within the window.
-    #[validate(range(min = 2))]
-    pub phone_lock_clients: u32,
-    /// Wrong tries each client has at a login code before it is spent for
-    /// that client.
+    /// Least time between two SMS of a phone's code, seconds; a request in
+    /// between gets a challenge for the code already sent.
+    #[serde(with = "secs")]
+    #[validate(custom(function = "positive"))]
+    pub code_resend_secs: Duration,
+    /// Codes sent to one phone per day window (`day_secs`); the day's last
+    /// code stays valid until the window renews.
+    #[validate(range(min = 1))]
+    pub codes_per_phone_day: u32,
+    /// Guesses one challenge (one code request) allows.
     #[validate(range(min = 1))]
     pub code_tries: u32,
+    /// Wrong guesses at one phone per day window, from all clients together,
+    /// before each further guess needs a proof of work.
+    pub wrong_codes_per_phone_day: u32,
+    /// Leading zero bits of a proof of work (about 2^bits hashes a guess).
+    #[validate(range(max = 32))]
+    pub proof_bits: u32,
+    /// The window of the per-phone day counts, seconds.
+    #[serde(with = "secs")]
+    #[validate(custom(function = "positive"))]
+    pub day_secs: Duration,
+    /// Bits of the Bloom filter of user ids (made-up ids cost no MySQL).
+    #[validate(range(min = 1024))]
+    pub user_bloom_bits: u64,
+    /// Hash functions of that filter.
+    #[validate(range(min = 1, max = 16))]
+    pub user_bloom_hashes: u32,
+    /// How often the worker checks that Redis holds the whole filter (and
+    /// builds it from MySQL if not), seconds.
+    #[serde(with = "secs")]
+    #[validate(custom(function = "positive"))]
+    pub user_bloom_check_secs: Duration,
+    /// Code requests one client may make across phones within the window.
+    pub code_requests_per_client: u32,
+    /// Wrong guesses one client may make across phones within the window.
+    pub wrong_codes_per_client: u32,
     /// How long strikes count, seconds.
     #[serde(with = "secs")]
     #[validate(custom(function = "positive"))]
     pub strike_window_secs: Duration,
-    /// How long a phone or IP over a limit is locked out of login, seconds.
+    /// How long a client over a limit is locked out of login, seconds.
     #[serde(with = "secs")]
     #[validate(custom(function = "positive"))]
     pub lockout_secs: Duration,
@@ -134,6 +153,11 @@ pub struct LimitSettings {
     /// `POST /vouchers/{id}/claim`, across coupons: against a shopper
     /// sweeping coupons up.
     pub claims: Rules,
+    /// Requests with a bearer token that authenticates no one, per client
+    /// per second, counted in each instance's memory (no Redis, no MySQL);
+    /// past it, the client's authenticated requests get 429 until the second
+    /// ends. 0: not limited.
+    pub unauthorized_per_sec: u32,
 }
 
 impl LimitSettings {
@@ -438,7 +462,7 @@ fn cron(expr: &str) -> Result<(), ValidationError> {
 }
 
 fn seckill_rules(rules: &Rules) -> Result<(), ValidationError> {
-    if !rules.all_windows() || rules.counts_by(Subject::Phone) {
+    if !rules.all_windows() {
         return Err(layers::failure("sliding windows by user, ip or global only"));
     }
     Ok(())

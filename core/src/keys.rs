@@ -83,23 +83,18 @@ pub trait CityKeys {
     /// String: the login code sent to a phone, with a TTL. Every key of a
     /// phone's login carries the phone's hash tag (one script touches them).
     fn login_code(&self, phone: &str) -> String;
-    /// Counter with the code's TTL: one client's wrong tries at the phone's
-    /// current code.
-    fn login_code_tries(&self, phone: &str, client: &str) -> String;
+    /// Hash with the code's TTL: one code request's challenge (the code it
+    /// is bound to, the guesses made).
+    fn login_challenge(&self, phone: &str, challenge: &str) -> String;
+    /// String with a TTL (the resend interval): a code went out lately.
+    fn login_sms_recent(&self, phone: &str) -> String;
+    /// Counter with a TTL (the day window): codes sent to the phone.
+    fn login_sms_day(&self, phone: &str) -> String;
+    /// Counter with a TTL (the day window): wrong guesses at the phone.
+    fn login_wrong_day(&self, phone: &str) -> String;
     /// String: JSON session behind a bearer token, under the token's
     /// SHA-256 (hex), with a sliding TTL.
     fn session(&self, token_hash: &str) -> String;
-    /// String with a TTL: the phone is locked out of login, for every
-    /// client, until it expires.
-    fn login_lock_phone(&self, phone: &str) -> String;
-    /// String with a TTL: one client is locked out of one phone's login.
-    fn login_lock_pair(&self, phone: &str, client: &str) -> String;
-    /// Counter with a TTL (the window): strikes of `kind` against a phone
-    /// from one client.
-    fn login_strikes_pair(&self, kind: Strike, phone: &str, client: &str) -> String;
-    /// Set with a TTL (the window): the clients with `kind` strikes against
-    /// a phone; enough of them lock the phone.
-    fn login_strike_clients(&self, kind: Strike, phone: &str) -> String;
     /// String with a TTL: the client (an IPv4 address or an IPv6 /64) is
     /// locked out of login until it expires.
     fn login_lock_client(&self, client: &str) -> String;
@@ -207,28 +202,24 @@ impl CityKeys for Keys {
         self.key(format_args!("auth:{{{phone}}}:code"))
     }
 
-    fn login_code_tries(&self, phone: &str, client: &str) -> String {
-        self.key(format_args!("auth:{{{phone}}}:code:tries:{client}"))
+    fn login_challenge(&self, phone: &str, challenge: &str) -> String {
+        self.key(format_args!("auth:{{{phone}}}:challenge:{challenge}"))
+    }
+
+    fn login_sms_recent(&self, phone: &str) -> String {
+        self.key(format_args!("auth:{{{phone}}}:sms:recent"))
+    }
+
+    fn login_sms_day(&self, phone: &str) -> String {
+        self.key(format_args!("auth:{{{phone}}}:sms:day"))
+    }
+
+    fn login_wrong_day(&self, phone: &str) -> String {
+        self.key(format_args!("auth:{{{phone}}}:wrong:day"))
     }
 
     fn session(&self, token_hash: &str) -> String {
         self.key(format_args!("auth:session:{token_hash}"))
-    }
-
-    fn login_lock_phone(&self, phone: &str) -> String {
-        self.key(format_args!("auth:{{{phone}}}:lock"))
-    }
-
-    fn login_lock_pair(&self, phone: &str, client: &str) -> String {
-        self.key(format_args!("auth:{{{phone}}}:lock:{client}"))
-    }
-
-    fn login_strikes_pair(&self, kind: Strike, phone: &str, client: &str) -> String {
-        self.key(format_args!("auth:{{{phone}}}:{}:{client}", strike_name(kind)))
-    }
-
-    fn login_strike_clients(&self, kind: Strike, phone: &str) -> String {
-        self.key(format_args!("auth:{{{phone}}}:{}:clients", strike_name(kind)))
     }
 
     fn login_lock_client(&self, client: &str) -> String {

@@ -25,6 +25,12 @@ pub const FOLLOW_COUNTS_FIXED: &str = "cityhub_follow_counts_fixed_total";
 pub const FOLLOW_LISTS_DROPPED: &str = "cityhub_follow_lists_dropped_total";
 pub const FEED_EVENTS: &str = "cityhub_feed_events_total";
 pub const SHOP_VISITS_DROPPED: &str = "cityhub_shop_visits_dropped_total";
+/// Login codes sent (one SMS each).
+pub const LOGIN_CODES_SENT: &str = "cityhub_login_codes_sent_total";
+/// Guesses at login codes, by `result` ([`GuessStep::label`](crate::auth::GuessStep::label)).
+pub const LOGIN_GUESSES: &str = "cityhub_login_guesses_total";
+/// Bearer tokens refused in process because their MAC is wrong.
+pub const FORGED_TOKENS: &str = "cityhub_forged_tokens_total";
 /// Time of each step of an order-storing transaction, by `step` (see
 /// [`orders::store::Step`](crate::orders::store::Step)).
 pub const ORDER_STORE_STEP: &str = "cityhub_order_store_step_seconds";
@@ -33,6 +39,9 @@ pub const ORDER_STORE_STEP: &str = "cityhub_order_store_step_seconds";
 /// the plumbing's and the business ones.
 pub fn install() -> PrometheusHandle {
     let handle = cityhub_platform::metrics::install();
+    describe_counter!(LOGIN_CODES_SENT, "Login codes sent by SMS (at most one a minute and a few a day per phone).");
+    describe_counter!(LOGIN_GUESSES, "Guesses at login codes by result: matched, wrong, gone, spent, needs_proof.");
+    describe_counter!(FORGED_TOKENS, "Bearer tokens refused before any lookup: not issued by this platform.");
     describe_counter!(SECKILL_REQUESTS, "Seckill requests by outcome (see `seckill::Outcome::label`).");
     describe_counter!(
         PARKED_ACCEPTED_ORDERS,

@@ -84,7 +84,7 @@ impl Services {
         let auth = Auth::new(db.clone(), kv.clone(), &settings.auth);
         let vouchers = Vouchers::new(db.clone(), kv.clone(), &caches, &settings.vouchers);
         let (shops, visits) = Shops::new(db.clone(), kv.clone(), &caches, &settings.cache, &settings.shops);
-        let social = Social::new(db.clone(), kv.clone(), &settings.social, &settings.cache);
+        let social = Social::new(db.clone(), kv.clone(), auth.known().clone(), &settings.social, &settings.cache);
         let notes = Notes::new(db.clone(), kv.clone(), &caches, &settings.notes, &settings.cache);
         let feed = Feed::new(db.clone(), kv.clone(), social.clone(), &settings.notes, settings.social.list_ttl_secs);
         let lifecycle = Lifecycle::new(db.clone(), kv.clone(), &settings.orders);

@@ -77,6 +77,7 @@ impl Worker {
         jobs.spawn(refunds::RefundJob::new(services)?);
         jobs.spawn(follow_counts::CountJob::new(settings, db, kv));
         jobs.spawn(shop_bloom::BloomJob::new(services));
+        jobs.spawn(user_bloom::UserBloomJob::new(services));
         let health = jobs.health();
         jobs.spawn(presence::PresenceJob::new(settings, services.kv.clone(), health));
         Ok(Self { jobs })

@@ -15,6 +15,10 @@
 //!
 //! Which routes are limited, and by what, is configuration ([`Rules`], one
 //! line per route) read by the API; this module only parses and counts.
+//!
+//! [`Local`] counts in process instead, per instance and bounded in memory:
+//! for what must be refused without a Redis round trip (a client sending
+//! requests that fail authentication).
 
 use std::fmt;
 use std::str::FromStr;
@@ -64,19 +68,16 @@ pub enum Subject {
     User,
     /// The client's IP (see the API's client IP rule).
     Ip,
-    /// The phone number in the request body (login routes).
-    Phone,
 }
 
 impl Subject {
-    pub const ALL: [Subject; 4] = [Subject::Global, Subject::User, Subject::Ip, Subject::Phone];
+    pub const ALL: [Subject; 3] = [Subject::Global, Subject::User, Subject::Ip];
 
     pub fn as_str(self) -> &'static str {
         match self {
             Subject::Global => "global",
             Subject::User => "user",
             Subject::Ip => "ip",
-            Subject::Phone => "phone",
         }
     }
 }
@@ -91,7 +92,7 @@ pub struct Rule {
 /// A route's limits, written in config as one line:
 /// `"<subject>: <max> per <duration>; <subject>: bucket <capacity> at <rate>/s"`,
 /// e.g. `"user: 5 per 1s; ip: 100 per 1s"` or `"user: bucket 100 at 1/s"`.
-/// Subjects are `global`, `user`, `ip` and `phone`; durations end in `ms`,
+/// Subjects are `global`, `user` and `ip`; durations end in `ms`,
 /// `s` or `m`. Every rule of a route is of one kind (window or bucket), so a
 /// request is decided in one script call. Empty: no limit.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -173,7 +174,7 @@ fn parse_rule(rule: &str) -> Result<Rule, String> {
     let by = Subject::ALL
         .into_iter()
         .find(|s| s.as_str() == subject.trim())
-        .ok_or_else(|| bad("the subject is one of global, user, ip, phone"))?;
+        .ok_or_else(|| bad("the subject is one of global, user, ip"))?;
     let words: Vec<&str> = limit.split_whitespace().collect();
     let limit = match words.as_slice() {
         [max, "per", window] => {
@@ -210,6 +211,34 @@ fn parse_ms(s: &str) -> Option<u64> {
         "s" => n.checked_mul(1000),
         "m" => n.checked_mul(60_000),
         _ => None,
+    }
+}
+
+/// A fixed window per key, counted in this process: at most `max` hits a
+/// key per `window`, keeping at most `keys` keys (the least used go first),
+/// so a client sending made-up keys cannot grow it without bound.
+pub struct Local {
+    max: u32,
+    window: Duration,
+    counts: moka::sync::Cache<String, std::sync::Arc<std::sync::atomic::AtomicU32>>,
+}
+
+impl Local {
+    pub fn new(max: u32, window: Duration, keys: u64) -> Self {
+        let counts = moka::sync::Cache::builder().max_capacity(keys).time_to_live(window).build();
+        Self { max, window, counts }
+    }
+
+    /// The wait before `key` may hit again, if it is over its window now.
+    pub fn refused(&self, key: &str) -> Option<Duration> {
+        let hits = self.counts.get(key)?.load(std::sync::atomic::Ordering::Relaxed);
+        (hits >= self.max).then_some(self.window)
+    }
+
+    /// Counts one hit of `key`.
+    pub fn hit(&self, key: &str) {
+        let count = self.counts.get_with_by_ref(key, Default::default);
+        count.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     }
 }
 
@@ -265,7 +294,7 @@ mod tests {
     #[test]
     fn rules_parse_and_print_back_the_same() {
         for line in
-            ["user: 5 per 1s; ip: 100 per 1s", "user: bucket 100 at 1/s", "phone: 1 per 60s", "global: 3 per 250ms", ""]
+            ["user: 5 per 1s; ip: 100 per 1s", "user: bucket 100 at 1/s", "ip: 1 per 60s", "global: 3 per 250ms", ""]
         {
             let rules: Rules = line.parse().unwrap();
             assert_eq!(rules.to_string(), line);
@@ -275,10 +304,23 @@ mod tests {
     }
 
     #[test]
+    fn a_local_window_refuses_past_its_most_and_forgets_after_it() {
+        let local = Local::new(2, Duration::from_millis(200), 10);
+        local.hit("a");
+        assert_eq!(local.refused("a"), None);
+        local.hit("a");
+        assert_eq!(local.refused("a"), Some(Duration::from_millis(200)));
+        assert_eq!(local.refused("b"), None, "keys count apart");
+        std::thread::sleep(Duration::from_millis(300));
+        assert_eq!(local.refused("a"), None, "the window ended");
+    }
+
+    #[test]
     fn bad_rules_are_refused() {
         for bad in [
             "user 5 per 1s",
             "admin: 5 per 1s",
+            "phone: 1 per 60s",
             "user: 0 per 1s",
             "user: 5 per 0s",
             "user: 5 per 1h",

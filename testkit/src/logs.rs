@@ -80,3 +80,15 @@ pub fn contains(needles: &[&str]) -> bool {
     let lines = LINES.lock().unwrap_or_else(|p| p.into_inner());
     lines.iter().any(|l| needles.iter().all(|n| l.contains(n)))
 }
+
+/// How many captured lines satisfy `f`.
+pub fn count(f: impl Fn(&str) -> bool) -> usize {
+    LINES.lock().unwrap_or_else(|p| p.into_inner()).iter().filter(|l| f(l)).count()
+}
+
+/// The MySQL statements run in this process so far (sqlx logs each at
+/// trace under `sqlx::query`, see `cityhub_platform::db`; capture with
+/// `sqlx::query=trace`, see [`init_with`]).
+pub fn mysql_statements() -> usize {
+    count(|l| l.starts_with("sqlx::query"))
+}

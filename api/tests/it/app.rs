@@ -57,8 +57,7 @@ impl TestApp {
         let kv = env.kv().await;
         let mq = mq_client();
         let state = AppState::build(env.settings.clone(), mq.clone()).await.expect("app state");
-        let operator = Phone::parse("19999999999").unwrap();
-        let admin = state.auth.operator(&operator).await.unwrap().token;
+        let admin = state.auth.create_operator_key("tests", Duration::from_secs(3600)).await.unwrap().key;
         let worker = if opts.worker {
             Some(Worker::start(&Services::on(&env.settings, db.clone(), kv.clone()), &mq).await.expect("worker"))
         } else {
@@ -121,19 +120,31 @@ impl TestApp {
 
     /// Logs in through the HTTP API (reading the code where the server stored it).
     pub async fn login(&self, phone: &str) -> (UserId, String) {
-        let r = self.http.post(self.url("/auth/code")).json(&json!({ "phone": phone })).send().await.unwrap();
-        assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
-        let code: String = self.kv.conn().get(self.kv.keys.login_code(phone)).await.unwrap();
+        let (challenge, code) = self.ask_code(phone).await;
         let r = self
             .http
             .post(self.url("/auth/login"))
-            .json(&json!({ "phone": phone, "code": code }))
+            .json(&json!({ "phone": phone, "code": code, "challenge": challenge }))
             .send()
             .await
             .unwrap();
         assert_eq!(r.status(), 200);
         let body: Value = r.json().await.unwrap();
         (body["user_id"].as_str().unwrap().parse().unwrap(), body["token"].as_str().unwrap().to_owned())
+    }
+
+    /// Asks for a login code: the challenge answered, and the phone's code
+    /// (read where the server stored it, as the phone would receive it).
+    pub async fn ask_code(&self, phone: &str) -> (String, String) {
+        let r = self.http.post(self.url("/auth/code")).json(&json!({ "phone": phone })).send().await.unwrap();
+        assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
+        let body: Value = r.json().await.unwrap();
+        (body["challenge"].as_str().unwrap().to_owned(), self.phone_code(phone).await)
+    }
+
+    /// The code a phone has now (what its SMS said).
+    pub async fn phone_code(&self, phone: &str) -> String {
+        self.kv.conn().get(self.kv.keys.login_code(phone)).await.unwrap()
     }
 
     /// `n` users with tokens, made directly through the auth rules (fast).

@@ -86,3 +86,48 @@ async fn a_request_id_travels_from_the_http_request_to_the_worker_log() {
     );
     app.shutdown().await;
 }
+
+/// Made-up methods, paths and headers add no series: the label sets are
+/// closed (`other`, `unmatched`), so a client cannot grow `/metrics` or the
+/// API's memory by what it sends.
+#[tokio::test]
+async fn made_up_methods_paths_and_headers_add_no_series() {
+    let app = TestApp::spawn_without_worker().await;
+    let series = || async {
+        let text = app.http.get(app.ops_url("/metrics")).send().await.unwrap().text().await.unwrap();
+        // The HTTP families: other families move with background work.
+        let lines: Vec<&str> = text.lines().filter(|l| l.starts_with("cityhub_http_")).collect();
+        let bytes = lines.iter().map(|l| series_of(l).len()).sum::<usize>();
+        (lines.len(), bytes)
+    };
+    let hostile = |i: usize| {
+        let method = reqwest::Method::from_bytes(format!("{}{i}", "X".repeat(1000)).as_bytes()).unwrap();
+        let path = format!("/made/up/{i}/{}", "p".repeat(200));
+        app.http
+            .request(method, app.url(&path))
+            .header(format!("x-made-up-{i}"), "v".repeat(100))
+            .header("x-request-id", format!("id-{i}"))
+            .send()
+    };
+    // Every shape once (the `other` and `unmatched` series exist from then on).
+    for i in 0..3 {
+        hostile(i).await.unwrap();
+        app.http.get(app.url(&format!("/shops/{}", i + 1))).send().await.unwrap();
+        app.http.get(app.url(&format!("/nope/{i}"))).send().await.unwrap();
+    }
+    let (before, bytes_before) = series().await;
+    for i in 3..300 {
+        let r = hostile(i).await.unwrap();
+        assert!(r.status().is_client_error(), "{}", r.status());
+        app.http.get(app.url(&format!("/nope/{i}"))).send().await.unwrap();
+    }
+    let (after, bytes_after) = series().await;
+    assert_eq!(after, before, "made-up requests added series");
+    assert_eq!(bytes_after, bytes_before, "the HTTP series' names grew");
+    app.shutdown().await;
+}
+
+/// A sample line's series (its name and labels, without the value).
+fn series_of(line: &str) -> &str {
+    line.rsplit_once(' ').map_or(line, |(series, _)| series)
+}

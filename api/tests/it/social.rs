@@ -252,3 +252,44 @@ async fn the_largest_cursors_are_empty_pages() {
     }
     app.shutdown().await;
 }
+
+/// A signed-in client reading the lists and counts of 500 made-up user ids,
+/// 50 at a time, costs no MySQL statement (the users' Bloom filter refuses
+/// them in Redis) and gets 404 each; a real user's lists are still read
+/// and a user registered after the filter was built is known at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reading_the_lists_of_made_up_users_costs_no_mysql() {
+    use futures::StreamExt;
+    cityhub_testkit::logs::init_with("warn,cityhub=info,sqlx::query=trace");
+    let app = TestApp::spawn_without_worker().await;
+    let users = app.users(2).await;
+    let ((a, ta), (b, _)) = (users[0].clone(), users[1].clone());
+    assert!(app.state.auth.known().ensure().await.unwrap(), "the filter is built from MySQL");
+    let (c, _) = app.users(1).await[0].clone();
+
+    let before = cityhub_testkit::logs::mysql_statements();
+    let paths: Vec<String> = (0..500u64)
+        .map(|i| {
+            let made_up = 5_000_000 + i * 7919;
+            let what = ["followers", "followings", "counts", "common-follows"][i as usize % 4];
+            format!("/users/{made_up}/{what}")
+        })
+        .collect();
+    let statuses: Vec<(u16, Value)> =
+        futures::stream::iter(&paths).map(|p| send(&app, Method::GET, p, &ta)).buffer_unordered(50).collect().await;
+    let spent = cityhub_testkit::logs::mysql_statements() - before;
+    assert!(before > 0, "the statement count is captured");
+    for (status, body) in &statuses {
+        assert_eq!((*status, body["code"].as_str()), (404, Some("user_not_found")), "{body}");
+    }
+    // Bloom filters pass about 1% of made-up ids; each then costs its lookups.
+    assert!(spent <= 40, "500 reads of made-up users cost {spent} MySQL statements");
+
+    for user in [a, b, c] {
+        for what in ["followers", "followings", "counts"] {
+            let (status, body) = send(&app, Method::GET, &format!("/users/{user}/{what}"), &ta).await;
+            assert_eq!(status, 200, "{user} {what}: {body}");
+        }
+    }
+    app.shutdown().await;
+}

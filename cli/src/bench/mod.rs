@@ -256,7 +256,7 @@ pub async fn run(base: &Settings, args: &Args) -> anyhow::Result<()> {
 /// admin API and read once (so the runs measure L1 hits).
 async fn create_hot_shop(api: &str, settings: &Settings) -> anyhow::Result<(u64, u64)> {
     let http = reqwest::Client::new();
-    let admin = crate::admin::operator_token(settings).await?;
+    let admin = crate::admin::operator_token(settings, "bench").await?;
     let create = |path: &'static str, body: serde_json::Value| {
         let (http, admin) = (&http, &admin);
         async move {

@@ -201,11 +201,19 @@ async fn the_dashboard_and_alerts_name_only_metrics_the_binaries_export_and_oper
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("order_not_found"), "{out:?}");
 
+    // A shopper who signed up with the phone the CLI's own calls once used
+    // as their account stays a shopper: the CLI acts with a key of its own.
+    let services = cityhub_core::Services::on(settings, db.clone(), e2e.env.kv().await);
+    let phone = cityhub_core::auth::Phone::parse("19999999999").unwrap();
+    let shopper = services.auth.issue(services.auth.register(&phone).await.unwrap()).await.unwrap().token;
+
     // `cityhub reconcile`: the report, and an error for an unknown voucher.
     let out = e2e.cli().args(["reconcile", &voucher.to_string(), "--api", &e2e.platform.base()]).output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
     assert!(stdout.contains("\"verdict\""), "{stdout}");
+    let r = reqwest::Client::new().get(format!("{}/admin/sales", e2e.platform.base())).bearer_auth(&shopper);
+    assert_eq!(r.send().await.unwrap().status(), 403, "a phone's account became an admin");
     let out = e2e.cli().args(["reconcile", "999999999", "--api", &e2e.platform.base()]).output().unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("voucher_not_found"), "{out:?}");

@@ -1,16 +1,18 @@
 //! Phone-code login and bearer-token sessions.
 //!
-//! A login code lives in Redis for `code_ttl_secs`; asking again while it
-//! is valid sends the same code, the right code spends it, and each client
-//! has `code_tries` tries at it. Guessing is bounded across codes
-//! (see [`guard`]): code requests and wrong codes are counted per (phone,
-//! client) and per client, a pair or a client over its limit is locked out
-//! for `lockout_secs`, so "request a code, guess, repeat" stops after a
-//! handful of tries instead of running until it hits. None of it can be
-//! turned against the phone's owner by one attacker: a wrong code counts
-//! only while the phone has a code, a lock from one client is that client's
-//! alone, and the phone as a whole locks only on strikes from
-//! `phone_lock_clients` distinct clients.
+//! Login is a code sent to the phone and a challenge given to whoever asked
+//! (see [`guard`]): every code request gets a challenge of its own, bound to
+//! the phone's one current code, and a guess counts only against the
+//! challenge it carries. So no stranger, from any number of addresses, can
+//! spend or lock the challenge of the phone's owner, and the code on the
+//! owner's phone (sent at most once a minute, a bounded number of times a
+//! day) is always one their own challenge takes. Brute force is bounded per
+//! challenge and, past a day's wrong guesses at a phone, by a proof of work
+//! per guess; a client guessing across phones locks only itself out.
+//!
+//! A bearer token carries a MAC (HMAC-SHA-256 under a key kept in MySQL's
+//! `auth_secrets`, read once per process): a token the platform never
+//! issued is refused in process, before any Redis or MySQL lookup.
 //!
 //! A session is a row of MySQL's `sessions`, keyed by the SHA-256 of its
 //! token (never the token itself): MySQL is the truth, so a Redis restart,
@@ -31,6 +33,7 @@ use std::sync::LazyLock;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
+use hmac::{Hmac, Mac};
 use rand::Rng;
 use redis::AsyncCommands;
 use serde::{Deserialize, Serialize};
@@ -38,8 +41,11 @@ use sha2::{Digest, Sha256};
 use sqlx::MySqlPool;
 
 pub mod guard;
+pub mod known;
+pub mod operators;
 
-pub use guard::{Lockouts, PhoneStep, Step, Strike, StrikeLimits};
+pub use guard::{ClientRules, CodeStep, GuessStep, PhoneRules, Strike};
+pub use known::KnownUsers;
 
 use crate::config::AuthSettings;
 use crate::ids::UserId;
@@ -102,9 +108,15 @@ pub fn is_login_code(raw: &str) -> bool {
 
 #[derive(Debug, thiserror::Error)]
 pub enum AuthError {
-    #[error("the code is wrong or expired")]
-    InvalidCode,
-    #[error("too many login attempts; locked out for another {} s", .0.as_secs().max(1))]
+    #[error("the code is wrong; {0} guesses left on this challenge")]
+    InvalidCode(u32),
+    #[error("the challenge is unknown, used up or expired; ask for a new code")]
+    ChallengeGone,
+    #[error("too many wrong guesses at this phone today: a guess needs a proof of work of {0} bits")]
+    ProofRequired(u32),
+    #[error("no more codes for this phone today; the last one sent is no longer valid (retry in {} s)", .0.as_secs().max(1))]
+    CodesSpent(Duration),
+    #[error("too many login attempts from this client; locked out for another {} s", .0.as_secs().max(1))]
     LockedOut(Duration),
     #[error(transparent)]
     Db(#[from] sqlx::Error),
@@ -140,6 +152,19 @@ struct Cached {
     until_ms: i64,
 }
 
+/// What a code request answers: the challenge to log in with.
+#[derive(Debug, Clone)]
+pub struct Challenge {
+    /// The challenge id (32 hex digits), the requester's alone.
+    pub id: String,
+    /// The code to deliver to the phone, when this request sends one.
+    pub sms: Option<String>,
+    /// How long the challenge (and its code) stays valid.
+    pub expires_in: Duration,
+    /// Zero bits a proof of work needs (0: none needed).
+    pub proof_bits: u32,
+}
+
 /// A freshly issued token.
 #[derive(Debug, Clone)]
 pub struct Issued {
@@ -153,10 +178,15 @@ pub struct Auth {
     db: MySqlPool,
     kv: Kv,
     token_ttl: Duration,
-    code_ttl: Duration,
-    code_requests: StrikeLimits,
-    wrong_codes: StrikeLimits,
-    lockouts: Lockouts,
+    phone_rules: PhoneRules,
+    client_rules: ClientRules,
+    proof_bits: u32,
+    /// Every user id, so reads of made-up ids cost no MySQL.
+    known: KnownUsers,
+    /// The token MAC key, read from MySQL once.
+    mac_key: std::sync::Arc<tokio::sync::OnceCell<Vec<u8>>>,
+    /// Operator keys checked in the last `session_cache_ms`, by hash: live or not.
+    operators: moka::future::Cache<String, bool>,
     /// Sessions seen in the last `session_cache_ms`, by token hash, so a
     /// shopper's burst of requests costs one Redis lookup, not one per request.
     sessions: moka::future::Cache<String, Session>,
@@ -165,74 +195,88 @@ pub struct Auth {
 impl Auth {
     pub fn new(db: MySqlPool, kv: Kv, settings: &AuthSettings) -> Self {
         Self {
-            code_requests: StrikeLimits {
-                per_phone_client: settings.code_requests_per_phone_client,
-                per_client: settings.code_requests_per_client,
+            phone_rules: PhoneRules {
+                code_ttl: settings.code_ttl_secs,
+                resend: settings.code_resend_secs,
+                codes_per_day: settings.codes_per_phone_day,
+                code_tries: settings.code_tries,
+                wrong_per_day: settings.wrong_codes_per_phone_day,
+                day: settings.day_secs,
             },
-            wrong_codes: StrikeLimits {
-                per_phone_client: settings.wrong_codes_per_phone_client,
-                per_client: settings.wrong_codes_per_client,
-            },
-            lockouts: Lockouts {
-                phone_lock_clients: settings.phone_lock_clients,
+            client_rules: ClientRules {
+                code_requests: settings.code_requests_per_client,
+                wrong_codes: settings.wrong_codes_per_client,
                 window: settings.strike_window_secs,
                 lockout: settings.lockout_secs,
-                code_tries: settings.code_tries,
-                code_ttl: settings.code_ttl_secs,
             },
+            proof_bits: settings.proof_bits,
+            known: KnownUsers::new(db.clone(), kv.clone(), settings.user_bloom_bits, settings.user_bloom_hashes),
+            mac_key: Default::default(),
             db,
             kv,
             token_ttl: settings.token_ttl_secs,
-            code_ttl: settings.code_ttl_secs,
             sessions: moka::future::Cache::builder()
                 .max_capacity(1_000_000)
+                .time_to_live(settings.session_cache_ms)
+                .build(),
+            operators: moka::future::Cache::builder()
+                .max_capacity(10_000)
                 .time_to_live(settings.session_cache_ms)
                 .build(),
         }
     }
 
-    pub fn code_ttl(&self) -> Duration {
-        self.code_ttl
+    /// A code request for `phone` from `client`: a fresh challenge bound to
+    /// the phone's code, and the code to send by SMS when one is due (none
+    /// when the code sent lately stays valid). Refused only when the client
+    /// itself is locked out, or when the phone has no code left today.
+    /// Delivery is the caller's business (development logs it; there is no
+    /// SMS gateway).
+    pub async fn send_code(&self, phone: &Phone, client: &str) -> Result<Challenge, AuthError> {
+        let rules = &self.client_rules;
+        if let Some(left) = guard::client_step(&self.kv, client, Strike::CodeRequest, true, rules).await? {
+            return Err(AuthError::LockedOut(left));
+        }
+        let id = hex::encode(rand::random::<[u8; 16]>());
+        let fresh = format!("{:06}", rand::rng().random_range(0..1_000_000));
+        let (sms, life, proof) = match guard::request(&self.kv, phone.as_str(), &id, &fresh, &self.phone_rules).await? {
+            CodeStep::Send { code, life, proof } => (Some(code), life, proof),
+            CodeStep::Kept { life, proof } => (None, life, proof),
+            CodeStep::Spent(renews) => return Err(AuthError::CodesSpent(renews)),
+        };
+        if sms.is_some() {
+            metrics::counter!(crate::metrics::LOGIN_CODES_SENT).increment(1);
+        }
+        Ok(Challenge { id, sms, expires_in: life, proof_bits: if proof { self.proof_bits } else { 0 } })
     }
 
-    /// The login code to send to `phone`, asked from `client` (the valid
-    /// one, or a new one), unless the client, the pair or the phone is
-    /// locked out (this request counts towards the client's and the pair's
-    /// limits). Delivery is the
-    /// caller's business (development logs it; there is no SMS gateway).
-    pub async fn send_code(&self, phone: &Phone, client: &str) -> Result<String, AuthError> {
-        let (limits, lockouts) = (&self.code_requests, &self.lockouts);
-        // Locked clients are refused before anything counts.
-        if let Some(left) = guard::client_step(&self.kv, client, Strike::CodeRequest, false, limits, lockouts).await? {
+    /// Unless the client is locked out, checks `code` through `challenge`
+    /// and, if it matched, logs the user in (creating them on first login).
+    /// A wrong guess counts against the challenge, the phone's day and the
+    /// client; `proof` is needed only past the phone's day of wrong guesses.
+    pub async fn login(
+        &self,
+        phone: &Phone,
+        code: &str,
+        challenge: &str,
+        proof: Option<&str>,
+        client: &str,
+    ) -> Result<Issued, AuthError> {
+        let rules = &self.client_rules;
+        if let Some(left) = guard::client_step(&self.kv, client, Strike::WrongCode, false, rules).await? {
             return Err(AuthError::LockedOut(left));
         }
-        let code = format!("{:06}", rand::rng().random_range(0..1_000_000));
-        let step = Step::Store { code: &code };
-        if let PhoneStep::Locked(left) =
-            guard::phone_step(&self.kv, phone.as_str(), client, step, limits, lockouts).await?
-        {
-            return Err(AuthError::LockedOut(left));
-        }
-        guard::client_step(&self.kv, client, Strike::CodeRequest, true, limits, lockouts).await?;
-        Ok(code)
-    }
-
-    /// Unless the client, the pair or the phone is locked out, checks the
-    /// code and, if it matched, logs the user in (creating them on first
-    /// login). A wrong code counts against the pair and the client; a code
-    /// for a phone that has none counts against the client only.
-    pub async fn login(&self, phone: &Phone, code: &str, client: &str) -> Result<Issued, AuthError> {
-        let (limits, lockouts) = (&self.wrong_codes, &self.lockouts);
-        if let Some(left) = guard::client_step(&self.kv, client, Strike::WrongCode, false, limits, lockouts).await? {
-            return Err(AuthError::LockedOut(left));
-        }
-        match guard::phone_step(&self.kv, phone.as_str(), client, Step::Login { code }, limits, lockouts).await? {
-            PhoneStep::Matched => {}
-            PhoneStep::Locked(left) => return Err(AuthError::LockedOut(left)),
-            _ => {
-                let strike = guard::client_step(&self.kv, client, Strike::WrongCode, true, limits, lockouts).await?;
-                return Err(strike.map_or(AuthError::InvalidCode, AuthError::LockedOut));
+        let proved = proof.is_some_and(|p| guard::proves(challenge, p, self.proof_bits));
+        let step = guard::guess(&self.kv, phone.as_str(), challenge, code, proved, &self.phone_rules).await?;
+        metrics::counter!(crate::metrics::LOGIN_GUESSES, "result" => step.label()).increment(1);
+        match step {
+            GuessStep::Matched => {}
+            GuessStep::Wrong(left) => {
+                let strike = guard::client_step(&self.kv, client, Strike::WrongCode, true, rules).await?;
+                return Err(strike.map_or(AuthError::InvalidCode(left), AuthError::LockedOut));
             }
+            GuessStep::Gone | GuessStep::Spent => return Err(AuthError::ChallengeGone),
+            GuessStep::NeedsProof => return Err(AuthError::ProofRequired(self.proof_bits)),
         }
         let session = self.register(phone).await?;
         self.issue(session).await
@@ -267,6 +311,8 @@ impl Auth {
                 .into_iter()
                 .map(|(phone, user_id, role)| (phone, Session { user_id, role: Role::from_column(&role) }))
                 .collect();
+            let ids: Vec<UserId> = by_phone.values().map(|s| s.user_id).collect();
+            self.known.add(&ids).await?;
             sessions.extend(chunk.iter().map(|phone| by_phone[phone.as_str()]));
         }
         Ok(sessions)
@@ -277,7 +323,8 @@ impl Auth {
     pub async fn issue_many(&self, phones: &[Phone]) -> Result<Vec<Issued>, AuthError> {
         let mut issued = Vec::with_capacity(phones.len());
         for chunk in self.register_many(phones).await?.chunks(1000) {
-            let fresh: Vec<(String, Session)> = chunk.iter().map(|&s| (new_token(), s)).collect();
+            let key = self.mac_key().await?;
+            let fresh: Vec<(String, Session)> = chunk.iter().map(|&s| (new_token(key), s)).collect();
             let sessions = self.store(&fresh).await?;
             issued.extend(fresh.into_iter().zip(sessions).map(|((token, _), session)| Issued {
                 token,
@@ -290,9 +337,41 @@ impl Auth {
 
     /// Issues a new bearer token for `session`.
     pub async fn issue(&self, session: Session) -> Result<Issued, AuthError> {
-        let token = new_token();
+        let token = new_token(self.mac_key().await?);
         let session = self.store(&[(token.clone(), session)]).await?[0];
         Ok(Issued { token, session, expires_in: self.token_ttl })
+    }
+
+    /// The key of token MACs: made once by the first process to ask (a
+    /// random key stored in `auth_secrets`), then read by every process and
+    /// kept in memory. The API reads it at start-up ([`Auth::prepare`]), so
+    /// a MySQL outage later does not stop it from checking tokens.
+    async fn mac_key(&self) -> Result<&[u8], AuthError> {
+        let key = self
+            .mac_key
+            .get_or_try_init(|| async {
+                let read = || sqlx::query_scalar("SELECT secret FROM auth_secrets WHERE name = 'token_mac'");
+                if let Some(key) = read().fetch_optional(&self.db).await? {
+                    return Ok::<Vec<u8>, AuthError>(key);
+                }
+                sqlx::query("INSERT IGNORE INTO auth_secrets (name, secret) VALUES ('token_mac', ?)")
+                    .bind(rand::random::<[u8; 32]>().to_vec())
+                    .execute(&self.db)
+                    .await?;
+                Ok(read().fetch_one(&self.db).await?)
+            })
+            .await?;
+        Ok(key)
+    }
+
+    /// The users' Bloom filter.
+    pub fn known(&self) -> &KnownUsers {
+        &self.known
+    }
+
+    /// Reads what checking tokens needs (the MAC key), before serving.
+    pub async fn prepare(&self) -> Result<(), AuthError> {
+        self.mac_key().await.map(drop)
     }
 
     /// The expiry of a session used now.
@@ -382,19 +461,14 @@ impl Auth {
         Ok(roles)
     }
 
-    /// An administrator's token for operator tools (the CLI): finds or
-    /// creates the user with `phone`, makes them an admin, issues a token.
-    pub async fn operator(&self, phone: &Phone) -> Result<Issued, AuthError> {
-        self.register(phone).await?;
-        let session = self.set_role(phone, Role::Admin).await?;
-        self.issue(session).await
-    }
-
     /// Ends the session behind `token` everywhere; `false` if there was
     /// none. The row goes first (the truth), then the Redis copy and every
     /// instance's memory; a failure on the way answers an error, and a retry
     /// finishes the job.
     pub async fn logout(&self, token: &str) -> Result<bool, AuthError> {
+        if !signed(self.mac_key().await?, token) {
+            return Ok(false);
+        }
         let hash = token_hash(token);
         let deleted = sqlx::query("DELETE FROM sessions WHERE token_hash = ?")
             .bind(&hash)
@@ -463,7 +537,8 @@ impl Auth {
     /// then the Redis copy if it was written under Redis's current
     /// generation, then MySQL (also whenever Redis cannot answer).
     pub async fn authenticate(&self, token: &str) -> Result<Option<Session>, AuthError> {
-        if token.is_empty() || token.len() > 128 {
+        if !signed(self.mac_key().await?, token) {
+            metrics::counter!(crate::metrics::FORGED_TOKENS).increment(1);
             return Ok(None);
         }
         let hash = token_hash(token);
@@ -553,9 +628,34 @@ impl Auth {
     }
 }
 
-/// A fresh bearer token: 24 random bytes, hex.
-fn new_token() -> String {
-    hex::encode(rand::random::<[u8; 24]>())
+/// Random bytes of a token, and bytes of its MAC.
+const TOKEN_BODY: usize = 24;
+const TOKEN_MAC: usize = 16;
+
+/// A fresh bearer token: 24 random bytes and the first 16 bytes of their
+/// HMAC-SHA-256 under `key`, hex (80 characters).
+fn new_token(key: &[u8]) -> String {
+    let body: [u8; TOKEN_BODY] = rand::random();
+    let mac = token_mac(key, &body).finalize().into_bytes();
+    format!("{}{}", hex::encode(body), hex::encode(&mac[..TOKEN_MAC]))
+}
+
+fn token_mac(key: &[u8], body: &[u8]) -> Hmac<Sha256> {
+    let mut mac = Hmac::<Sha256>::new_from_slice(key).expect("HMAC takes a key of any length");
+    mac.update(body);
+    mac
+}
+
+/// True when `token` carries a valid MAC under `key` (checked in constant
+/// time): a token this platform issued, whether or not its session lives.
+fn signed(key: &[u8], token: &str) -> bool {
+    if token.len() != 2 * (TOKEN_BODY + TOKEN_MAC) {
+        return false;
+    }
+    let (Ok(body), Ok(tag)) = (hex::decode(&token[..2 * TOKEN_BODY]), hex::decode(&token[2 * TOKEN_BODY..])) else {
+        return false;
+    };
+    token_mac(key, &body).verify_truncated_left(&tag).is_ok()
 }
 
 /// What Redis and the caches hold for a token: its SHA-256, hex.
@@ -573,6 +673,20 @@ mod tests {
         assert!(Phone::parse("+4915112345678").is_some());
         for bad in ["", "12345", "1380013800a", "+", "1234567890123456", "138 0013 8000"] {
             assert!(Phone::parse(bad).is_none(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn only_a_token_made_under_the_key_is_signed() {
+        let token = new_token(b"key one");
+        assert_eq!(token.len(), 80);
+        assert!(signed(b"key one", &token));
+        assert!(!signed(b"key two", &token), "another key");
+        let mut flipped = token.clone().into_bytes();
+        flipped[3] = if flipped[3] == b'0' { b'1' } else { b'0' };
+        assert!(!signed(b"key one", std::str::from_utf8(&flipped).unwrap()), "a changed body");
+        for bad in ["", "abc", &token[..79], &format!("{token}0"), &"z".repeat(80)] {
+            assert!(!signed(b"key one", bad), "{bad:?}");
         }
     }
 

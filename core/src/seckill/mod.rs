@@ -268,7 +268,6 @@ impl Seckill {
                 Subject::User => (user_id.to_string(), max),
                 Subject::Ip => (ip.to_owned(), max.div_ceil(u32::from(n))),
                 Subject::Global => ("all".to_owned(), max.div_ceil(u32::from(n))),
-                Subject::Phone => continue,
             };
             windows.push((self.kv.keys.seckill_limit(sale, rule.by.as_str(), &value), window_ms, max));
         }

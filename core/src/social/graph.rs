@@ -126,7 +126,7 @@ impl Social {
         if me == them {
             return Err(SocialError::Myself);
         }
-        if !self.user_exists(them).await? {
+        if !self.known.may_exist(them).await? || !self.user_exists(them).await? {
             return Err(SocialError::UnknownUser);
         }
         Ok(())

@@ -208,6 +208,10 @@ impl Social {
             if exists {
                 return Ok(());
             }
+            // A user who does not exist has no list to build: no MySQL.
+            if !self.known.may_exist(user).await? {
+                return Err(SocialError::UnknownUser);
+            }
             let lock_key = self.kv.keys.follow_list_lock(user, list.name());
             if let Some(held) = lock::try_acquire(&self.kv, lock_key, self.rebuild_lease).await? {
                 let rebuilt = self.rebuild(user, list, &key).await;
@@ -273,6 +277,9 @@ impl Social {
             redis::cmd("HMGET").arg(&key).arg("followers").arg("followings").query_async(&mut self.kv.conn()).await?;
         if let (Some(followers), Some(followings)) = (followers, followings) {
             return Ok(Counts { followers, followings });
+        }
+        if !self.known.may_exist(user).await? {
+            return Err(SocialError::UnknownUser);
         }
         let row: Option<(i64, i64)> =
             sqlx::query_as("SELECT followers, followings FROM follow_counts WHERE user_id = ?")

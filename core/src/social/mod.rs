@@ -39,6 +39,7 @@ pub use lists::{Counts, Cursor, Entry, Page};
 pub use projection::{Projected, Projection};
 pub use recommend::Recommendation;
 
+use crate::auth::KnownUsers;
 use crate::config::{CacheSettings, SocialSettings};
 use crate::ids::UserId;
 use crate::kv::Kv;
@@ -150,6 +151,8 @@ pub enum SocialError {
 pub struct Social {
     db: MySqlPool,
     kv: Kv,
+    /// Made-up user ids are refused with no MySQL work.
+    known: KnownUsers,
     settings: SocialSettings,
     /// First pages of long lists, by (user, list, page size).
     hot: moka::future::Cache<(UserId, List, u32), Arc<Page>>,
@@ -159,7 +162,7 @@ pub struct Social {
 }
 
 impl Social {
-    pub fn new(db: MySqlPool, kv: Kv, settings: &SocialSettings, cache: &CacheSettings) -> Self {
+    pub fn new(db: MySqlPool, kv: Kv, known: KnownUsers, settings: &SocialSettings, cache: &CacheSettings) -> Self {
         let hot = moka::future::Cache::builder()
             .max_capacity(settings.hot_pages_max)
             .time_to_live(settings.hot_page_ttl_ms)
@@ -167,6 +170,7 @@ impl Social {
         Self {
             db,
             kv,
+            known,
             settings: settings.clone(),
             hot,
             rebuild_lease: cache.lock_lease_ms,

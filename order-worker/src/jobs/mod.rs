@@ -17,6 +17,7 @@ pub mod reconciler;
 pub mod refunds;
 pub mod shop_bloom;
 pub mod stock_release;
+pub mod user_bloom;
 
 use std::sync::Arc;
 

@@ -14,6 +14,7 @@ use cityhub_order_worker::jobs::follow_counts::CountJob;
 use cityhub_order_worker::jobs::follow_events::FollowHandler;
 use cityhub_platform::mq::consumer::{Ack, BatchHandler, Delivery};
 use cityhub_testkit::eventually;
+use cityhub_testkit::fakes::Fakes;
 use sqlx::MySqlPool;
 
 use crate::harness::{Harness, DRAIN};
@@ -34,18 +35,10 @@ impl Rng {
     }
 }
 
-async fn make_users(db: &MySqlPool, n: usize) -> Vec<UserId> {
-    let mut ids = Vec::with_capacity(n);
-    for i in 0..n {
-        let id = sqlx::query("INSERT INTO users (phone) VALUES (?)")
-            .bind(format!("139{i:08}"))
-            .execute(db)
-            .await
-            .unwrap()
-            .last_insert_id();
-        ids.push(UserId(id));
-    }
-    ids
+/// `n` users, registered as the login rules do (so the users' Bloom filter
+/// knows them).
+async fn make_users(h: &Harness, n: usize) -> Vec<UserId> {
+    h.services.users(n).await
 }
 
 fn social(h: &Harness) -> Social {
@@ -151,7 +144,7 @@ async fn deliver(handler: &FollowHandler, batch: Vec<Delivery>) {
 #[tokio::test]
 async fn a_storm_of_follows_unfollows_and_blocks_delivered_out_of_order_and_twice_leaves_every_copy_agreeing() {
     let h = Harness::start(false, |_| {}).await;
-    let users = make_users(&h.db, 200).await;
+    let users = make_users(&h, 200).await;
     let social = social(&h);
     // Every list is built (empty) first, so the consumer has to keep them.
     for &u in &users {
@@ -241,7 +234,7 @@ async fn a_relay_dying_between_publishing_and_marking_sends_duplicates_that_chan
         assert!(eventually(DRAIN, || async { first_position().await.is_some() }).await);
     }
     let start = first_position().await;
-    let users = make_users(&h.db, 6).await;
+    let users = make_users(&h, 6).await;
     let social = social(&h);
     for &u in &users {
         social.list(u, List::Followers, None, 1).await.unwrap();
@@ -294,7 +287,7 @@ async fn a_relay_dying_between_publishing_and_marking_sends_duplicates_that_chan
 async fn wrong_counts_in_mysql_and_redis_are_repaired_by_the_correction_job() {
     // The slow sweep takes two users a round.
     let h = Harness::start(false, |s| s.social.count_sweep_batch = 2).await;
-    let users = make_users(&h.db, 5).await;
+    let users = make_users(&h, 5).await;
     let social = social(&h);
     let mut model = Model::default();
     for &a in &users[1..] {
@@ -364,7 +357,7 @@ async fn wrong_counts_in_mysql_and_redis_are_repaired_by_the_correction_job() {
 #[tokio::test]
 async fn drifted_follow_lists_are_dropped_by_the_correction_job_and_rebuilt_true() {
     let h = Harness::start(false, |s| s.social.list_ttl_secs = Duration::from_secs(3600)).await;
-    let users = make_users(&h.db, 6).await;
+    let users = make_users(&h, 6).await;
     let social = social(&h);
     let mut model = Model::default();
     for &a in &users[1..5] {

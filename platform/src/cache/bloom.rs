@@ -49,6 +49,17 @@ impl Bloom {
 
     /// Adds every item, then marks the filter complete.
     pub async fn rebuild<I: AsRef<[u8]>>(&self, kv: &Kv, items: impl IntoIterator<Item = I>) -> redis::RedisResult<()> {
+        self.add_all(kv, items).await?;
+        self.complete(kv).await
+    }
+
+    /// Marks the filter complete: every item is in it.
+    pub async fn complete(&self, kv: &Kv) -> redis::RedisResult<()> {
+        redis::cmd("SETBIT").arg(&self.key).arg(0).arg(1).query_async::<i64>(&mut kv.conn()).await.map(drop)
+    }
+
+    /// Adds every item (a few pipelines, not one round trip an item).
+    pub async fn add_all<I: AsRef<[u8]>>(&self, kv: &Kv, items: impl IntoIterator<Item = I>) -> redis::RedisResult<()> {
         let mut pipe = redis::pipe();
         let mut queued = 0;
         for item in items {
@@ -62,8 +73,10 @@ impl Bloom {
                 queued = 0;
             }
         }
-        pipe.setbit(&self.key, 0, true).ignore();
-        pipe.query_async(&mut kv.conn()).await
+        if queued > 0 {
+            pipe.query_async::<()>(&mut kv.conn()).await?;
+        }
+        Ok(())
     }
 
     /// True once a rebuild completed the filter (and Redis kept it).
