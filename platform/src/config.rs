@@ -166,6 +166,25 @@ pub struct HttpSettings {
     /// when the direct peer is one of them is `X-Forwarded-For` believed.
     #[validate(custom(function = "ip_list"))]
     pub trusted_proxies: String,
+    /// A connection that has not sent a whole request head within this long
+    /// (idle between requests, or sending it slowly) is closed, ms.
+    #[serde(with = "millis")]
+    #[validate(custom(function = "positive"))]
+    pub header_timeout_ms: Duration,
+    /// The most bytes of a request head (431 past it; at least 8192).
+    #[validate(range(min = 8192))]
+    pub max_header_bytes: usize,
+    /// Open connections one instance keeps; past it new ones wait in the
+    /// listen backlog.
+    #[validate(range(min = 1))]
+    pub max_connections: usize,
+    /// Requests one instance handles at once; past it, 503 `overloaded`.
+    #[validate(range(min = 1))]
+    pub max_in_flight: usize,
+    /// The longest one request is worked on before 503 `request_timeout`, ms.
+    #[serde(with = "millis")]
+    #[validate(custom(function = "positive"))]
+    pub request_timeout_ms: Duration,
 }
 
 fn ip_list(list: &str) -> Result<(), ValidationError> {

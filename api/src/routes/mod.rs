@@ -21,6 +21,9 @@ use utoipa_axum::router::OpenApiRouter;
 use crate::error::ErrorBody;
 use crate::state::AppState;
 
+/// The seckill route's template (it bounds its own time; see `crate::bounded`).
+pub(crate) const SECKILL: &str = "/vouchers/{id}/seckill";
+
 #[derive(OpenApi)]
 #[openapi(
     info(title = "CityHub API", description = "Flash-sale coupons: login, shops, vouchers, seckill, orders, payments."),

@@ -7,6 +7,7 @@ mod app;
 mod auth;
 mod buckets;
 mod compose;
+mod connections;
 mod console;
 mod fuzz;
 mod guards;
