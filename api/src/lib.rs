@@ -107,6 +107,7 @@ pub fn router(state: AppState) -> Router {
     api.merge(SwaggerUi::new("/docs").url("/openapi.json", doc))
         .fallback(error::not_found)
         .method_not_allowed_fallback(error::method_not_allowed)
+        .layer(axum::middleware::from_fn(limits::enforce))
         .layer(axum::middleware::from_fn_with_state(Bounds::new(&state.settings.http), bounded))
         .layer(axum::middleware::from_fn(http_metrics::track))
         .layer(axum::Extension(state.clone()))

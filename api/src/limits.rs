@@ -1,11 +1,13 @@
-//! Route rate limits (`[limits]` in config): a route picks its limit with one
-//! line, `.route_layer(limited(Guarded::Login))`, and the layer counts each
-//! request against that route's [`Rules`] in Redis (one script call) before
+//! Route rate limits (`[limits]` in config): [`BUDGETS`] names the limit of
+//! every route, one row a route, and one layer ([`enforce`]) counts each
+//! request against its route's [`Rules`] in Redis (one script call) before
 //! the handler runs. Over a limit: 429 `rate_limited`, `Retry-After`, and
-//! `cityhub_rate_limited_total{route}`; nothing else happens.
+//! `cityhub_rate_limited_total{route}`; nothing else happens. A test walks
+//! `/openapi.json` and fails for a route without a row, and docs/API.md's
+//! "Budgets" table gives each row's limit and worst-case work.
 //!
 //! The seckill route is limited inside its own script instead (the same
-//! rules, no second round trip; see `cityhub_core::seckill`), so it is not here.
+//! rules, no second round trip; see `cityhub_core::seckill`).
 //!
 //! Subjects: `user` counts a valid session's user (a request without one is
 //! not counted by user; the handler answers 401), `ip` the client IP (see
@@ -16,10 +18,8 @@
 //! If Redis cannot be reached the request is let through (logged): the
 //! routes behind a limit need Redis themselves and answer 503.
 
-use std::future::Future;
-use std::pin::Pin;
-
-use axum::extract::{Request, State};
+use axum::extract::{MatchedPath, Request};
+use axum::http::Method;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use cityhub_core::config::LimitSettings;
@@ -29,25 +29,28 @@ use crate::error::ApiError;
 use crate::extract::{bearer, request_client_ip};
 use crate::state::AppState;
 
-/// The routes with a limit of their own.
+/// The limits routes share, one line of `[limits]` each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Guarded {
-    /// `POST /auth/code`.
     LoginCode,
-    /// `POST /auth/login`.
     Login,
-    /// `POST /orders/{id}/pay`.
     Payment,
-    /// `PUT`/`DELETE /users/{id}/follow` and `/users/{id}/block`.
     Follow,
-    /// The public shop and voucher reads.
     Reads,
-    /// `POST /vouchers/{id}/claim`.
     Claims,
+    Probes,
+    Admin,
+    Account,
+    Social,
+    Notes,
+    Likes,
+    Feed,
+    Callback,
+    SignIn,
 }
 
 impl Guarded {
-    /// The route's name in keys and metrics.
+    /// Its name in keys, metrics and docs/API.md (a closed set).
     pub fn name(self) -> &'static str {
         match self {
             Guarded::LoginCode => "login_code",
@@ -56,6 +59,15 @@ impl Guarded {
             Guarded::Follow => "follow",
             Guarded::Reads => "reads",
             Guarded::Claims => "claims",
+            Guarded::Probes => "probes",
+            Guarded::Admin => "admin",
+            Guarded::Account => "account",
+            Guarded::Social => "social",
+            Guarded::Notes => "notes",
+            Guarded::Likes => "likes",
+            Guarded::Feed => "feed",
+            Guarded::Callback => "callback",
+            Guarded::SignIn => "signin",
         }
     }
 
@@ -68,20 +80,116 @@ impl Guarded {
             Guarded::Follow => &limits.follow,
             Guarded::Reads => &limits.reads,
             Guarded::Claims => &limits.claims,
+            Guarded::Probes => &limits.probes,
+            Guarded::Admin => &limits.admin,
+            Guarded::Account => &limits.account,
+            Guarded::Social => &limits.social,
+            Guarded::Notes => &limits.notes,
+            Guarded::Likes => &limits.likes,
+            Guarded::Feed => &limits.feed,
+            Guarded::Callback => &limits.callback,
+            Guarded::SignIn => &limits.signin,
         };
         Some(limits.in_force(rules)).filter(|r| !r.is_empty())
     }
 }
 
-type Enforce = fn(State<Guarded>, Request, Next) -> Pin<Box<dyn Future<Output = Response> + Send>>;
-
-/// The layer that limits `route`.
-pub fn limited(route: Guarded) -> axum::middleware::FromFnLayer<Enforce, Guarded, (State<Guarded>, Request)> {
-    let enforce: Enforce = |s, r, n| Box::pin(enforce(s, r, n));
-    axum::middleware::from_fn_with_state(route, enforce)
+/// What limits one route.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Budget {
+    /// A shared line of `[limits]`, counted by [`enforce`].
+    Shared(Guarded),
+    /// `limits.seckill`, counted inside the seckill script.
+    InScript,
 }
 
-async fn enforce(State(route): State<Guarded>, req: Request, next: Next) -> Response {
+impl Budget {
+    /// Its name in docs/API.md's "Budgets" table.
+    pub fn name(self) -> &'static str {
+        match self {
+            Budget::Shared(g) => g.name(),
+            Budget::InScript => "seckill",
+        }
+    }
+}
+
+use Budget::{InScript, Shared};
+use Guarded::*;
+
+/// Every route's limit: (method, route template, budget).
+pub const BUDGETS: &[(&str, &str, Budget)] = &[
+    ("GET", "/healthz", Shared(Probes)),
+    ("GET", "/readyz", Shared(Probes)),
+    ("POST", "/auth/code", Shared(LoginCode)),
+    ("POST", "/auth/login", Shared(Login)),
+    ("POST", "/auth/logout", Shared(Account)),
+    ("GET", "/users/me", Shared(Account)),
+    ("GET", "/orders", Shared(Account)),
+    ("GET", "/orders/{id}", Shared(Account)),
+    ("GET", "/users/me/vouchers", Shared(Account)),
+    ("GET", "/users/me/sign", Shared(Account)),
+    ("POST", "/users/me/sign", Shared(SignIn)),
+    ("POST", "/orders/{id}/pay", Shared(Payment)),
+    ("POST", "/payments/callback", Shared(Callback)),
+    ("GET", "/shops", Shared(Reads)),
+    ("GET", "/shops/{id}", Shared(Reads)),
+    ("GET", "/shops/nearby", Shared(Reads)),
+    ("GET", "/shop-types", Shared(Reads)),
+    ("GET", "/shops/{id}/vouchers", Shared(Reads)),
+    ("GET", "/shops/{id}/notes", Shared(Reads)),
+    ("GET", "/vouchers/{id}", Shared(Reads)),
+    ("GET", "/notes/hot", Shared(Reads)),
+    ("GET", "/notes/{id}", Shared(Reads)),
+    ("POST", "/vouchers/{id}/claim", Shared(Claims)),
+    ("POST", "/vouchers/{id}/seckill", InScript),
+    ("POST", "/notes", Shared(Notes)),
+    ("PUT", "/notes/{id}/like", Shared(Likes)),
+    ("GET", "/feed", Shared(Feed)),
+    ("PUT", "/users/{id}/follow", Shared(Follow)),
+    ("DELETE", "/users/{id}/follow", Shared(Follow)),
+    ("PUT", "/users/{id}/block", Shared(Follow)),
+    ("DELETE", "/users/{id}/block", Shared(Follow)),
+    ("GET", "/users/{id}/followers", Shared(Social)),
+    ("GET", "/users/{id}/followings", Shared(Social)),
+    ("GET", "/users/{id}/counts", Shared(Social)),
+    ("GET", "/users/{id}/common-follows", Shared(Social)),
+    ("GET", "/users/{id}/following-status", Shared(Social)),
+    ("GET", "/users/me/friends", Shared(Social)),
+    ("GET", "/users/me/blocks", Shared(Social)),
+    ("GET", "/users/me/recommendations", Shared(Social)),
+    ("GET", "/admin/", Shared(Admin)),
+    ("GET", "/admin/orders", Shared(Admin)),
+    ("POST", "/admin/orders/{id}/close", Shared(Admin)),
+    ("GET", "/admin/overview", Shared(Admin)),
+    ("GET", "/admin/parked", Shared(Admin)),
+    ("POST", "/admin/parked/{id}/replay", Shared(Admin)),
+    ("GET", "/admin/reconcile/{voucher_id}", Shared(Admin)),
+    ("POST", "/admin/reconcile/{voucher_id}", Shared(Admin)),
+    ("GET", "/admin/sales", Shared(Admin)),
+    ("GET", "/admin/sales/{voucher_id}", Shared(Admin)),
+    ("POST", "/admin/shops", Shared(Admin)),
+    ("PUT", "/admin/shops/{id}", Shared(Admin)),
+    ("GET", "/admin/shops/{id}/uv", Shared(Admin)),
+    ("POST", "/admin/vouchers", Shared(Admin)),
+    ("POST", "/admin/vouchers/ordinary", Shared(Admin)),
+    ("PUT", "/admin/vouchers/{id}", Shared(Admin)),
+];
+
+/// The budget of the route `method path` (a template), if it has a row.
+pub fn budget(method: &Method, path: &str) -> Option<Budget> {
+    BUDGETS.iter().find(|(m, p, _)| *m == method.as_str() && *p == path).map(|(_, _, b)| *b)
+}
+
+/// Middleware: counts a request against its route's shared limit.
+pub async fn enforce(req: Request, next: Next) -> Response {
+    let route = req.extensions().get::<MatchedPath>().and_then(|p| budget(req.method(), p.as_str()));
+    let Some(Budget::Shared(route)) = route else {
+        return next.run(req).await;
+    };
+    limit(route, req, next).await
+}
+
+async fn limit(route: Guarded, req: Request, next: Next) -> Response {
     let Some(state) = req.extensions().get::<AppState>().cloned() else {
         return next.run(req).await;
     };

@@ -153,6 +153,25 @@ pub struct LimitSettings {
     /// `POST /vouchers/{id}/claim`, across coupons: against a shopper
     /// sweeping coupons up.
     pub claims: Rules,
+    /// `GET /healthz`, `/readyz`.
+    pub probes: Rules,
+    /// Every `/admin/` route.
+    pub admin: Rules,
+    /// A shopper's own reads (`/users/me`, orders, vouchers, sign-ins) and logout.
+    pub account: Rules,
+    /// The social reads (lists, counts, matches, status, blocks, recommendations).
+    pub social: Rules,
+    /// `POST /notes`.
+    pub notes: Rules,
+    /// `PUT /notes/{id}/like`.
+    pub likes: Rules,
+    /// `GET /feed`.
+    pub feed: Rules,
+    /// `POST /payments/callback` (the provider's calls; a forged one is
+    /// refused by its signature, in process).
+    pub callback: Rules,
+    /// `POST /users/me/sign`.
+    pub signin: Rules,
     /// Requests with a bearer token that authenticates no one, per client
     /// per second, counted in each instance's memory (no Redis, no MySQL);
     /// past it, the client's authenticated requests get 429 until the second

@@ -14,15 +14,10 @@ use validator::{Validate, ValidationError};
 use crate::error::doc::{AuthErrors, InputErrors};
 use crate::error::ApiError;
 use crate::extract::{ClientIp, CurrentUser, Token, ValidJson};
-use crate::limits::{limited, Guarded};
 use crate::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
-        .merge(OpenApiRouter::new().routes(routes!(send_code)).route_layer(limited(Guarded::LoginCode)))
-        .merge(OpenApiRouter::new().routes(routes!(login)).route_layer(limited(Guarded::Login)))
-        .routes(routes!(logout))
-        .routes(routes!(me))
+    OpenApiRouter::new().routes(routes!(send_code)).routes(routes!(login)).routes(routes!(logout)).routes(routes!(me))
 }
 
 fn valid_phone(raw: &str) -> Result<(), ValidationError> {

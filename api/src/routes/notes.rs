@@ -20,17 +20,16 @@ use validator::Validate;
 use crate::error::doc::{AuthErrors, InputErrors};
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::{CurrentUser, MaybeUser, PathId, ValidJson, ValidQuery};
-use crate::limits::{limited, Guarded};
 use crate::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(publish)).routes(routes!(like)).routes(routes!(feed)).merge(
-        OpenApiRouter::new()
-            .routes(routes!(hot))
-            .routes(routes!(show))
-            .routes(routes!(of_shop))
-            .route_layer(limited(Guarded::Reads)),
-    )
+    OpenApiRouter::new()
+        .routes(routes!(publish))
+        .routes(routes!(like))
+        .routes(routes!(feed))
+        .routes(routes!(hot))
+        .routes(routes!(show))
+        .routes(routes!(of_shop))
 }
 
 fn at(ms: i64) -> DateTime<Utc> {

@@ -16,13 +16,10 @@ use utoipa_axum::routes;
 use crate::error::doc::AuthErrors;
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::{CurrentUser, PathId};
-use crate::limits::{limited, Guarded};
 use crate::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
-        .merge(OpenApiRouter::new().routes(routes!(pay)).route_layer(limited(Guarded::Payment)))
-        .routes(routes!(callback))
+    OpenApiRouter::new().routes(routes!(pay)).routes(routes!(callback))
 }
 
 #[derive(Debug, Serialize, ToSchema)]

@@ -6,7 +6,7 @@
 use axum::extract::State;
 use axum::Json;
 use chrono::{DateTime, TimeZone, Utc};
-use cityhub_core::social::{Cursor, Entry, List, Page, Written};
+use cityhub_core::social::{Cursor, Entry, List, Matches, Page, Written};
 use cityhub_core::UserId;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
@@ -17,13 +17,12 @@ use validator::Validate;
 use crate::error::doc::{AuthErrors, ReadErrors, WriteErrors};
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::{cursor, CurrentUser, PathId, ValidQuery};
-use crate::limits::{limited, Guarded};
 use crate::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
-        .merge(OpenApiRouter::new().routes(routes!(follow, unfollow)).route_layer(limited(Guarded::Follow)))
-        .merge(OpenApiRouter::new().routes(routes!(block, unblock)).route_layer(limited(Guarded::Follow)))
+        .routes(routes!(follow, unfollow))
+        .routes(routes!(block, unblock))
         .routes(routes!(followings))
         .routes(routes!(followers))
         .routes(routes!(counts))
@@ -257,38 +256,38 @@ async fn counts(
     Ok(Json(CountsResponse { followers: c.followers, followings: c.followings }))
 }
 
-/// `?limit=`.
-#[derive(Debug, Deserialize, Validate, IntoParams)]
-#[serde(deny_unknown_fields)]
-#[into_params(parameter_in = Query)]
-pub struct LimitQuery {
-    /// Most users returned, 1 to 100; 20 when omitted.
-    #[validate(range(min = 1, max = 100))]
-    #[param(minimum = 1, maximum = 100)]
-    pub limit: Option<u32>,
-}
-
-/// Users.
+/// A page of a match of two lists: no total (it would cost the whole
+/// intersection). A page may be short, even empty, and still carry a
+/// cursor: one call scans at most 10 entries per user asked for.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct Users {
+pub struct MatchPage {
     pub users: Vec<ListedUser>,
+    /// Pass as `cursor` for the next page; `null` once the scan is done.
+    pub next_cursor: Option<String>,
 }
 
-/// Users both the caller and another user follow, newest first.
+impl From<&Matches> for MatchPage {
+    fn from(m: &Matches) -> Self {
+        Self { users: m.entries.iter().map(Into::into).collect(), next_cursor: m.next.map(|c| c.to_string()) }
+    }
+}
+
+/// Users both the caller and another user follow: the caller's followings,
+/// newest first, that the other follows too, a page at a time.
 #[utoipa::path(get, path = "/users/{id}/common-follows", tag = "social", security(("bearer" = [])),
-    params(("id" = u64, Path, minimum = 1, description = PATH_ID), LimitQuery),
+    params(("id" = u64, Path, minimum = 1, description = PATH_ID), ListQuery),
     responses(
-        (status = 200, description = "Common follows", body = Users),
+        (status = 200, description = "A page of common follows", body = MatchPage),
         AuthErrors, ReadErrors))]
 #[tracing::instrument(skip_all, fields(user_id = %me.user_id, other = %id))]
 async fn common_follows(
     CurrentUser(me): CurrentUser,
     PathId(id): PathId<UserId>,
-    ValidQuery(q): ValidQuery<LimitQuery>,
+    ValidQuery(q): ValidQuery<ListQuery>,
     State(state): State<AppState>,
-) -> Result<Json<Users>, ApiError> {
-    let common = state.social.common_follows(me.user_id, id, q.limit.unwrap_or(20)).await?;
-    Ok(Json(Users { users: common.iter().map(Into::into).collect() }))
+) -> Result<Json<MatchPage>, ApiError> {
+    let common = state.social.common_follows(me.user_id, id, q.cursor()?, q.limit.unwrap_or(20)).await?;
+    Ok(Json((&common).into()))
 }
 
 /// `?ids=1,2,3`: up to 100 user ids.
@@ -344,10 +343,11 @@ async fn following_status(
     Ok(Json(FollowingStatus { results: results.collect() }))
 }
 
-/// The caller's friends (users who follow the caller back), newest first.
+/// The caller's friends (users the caller follows who follow back): the
+/// caller's followings, newest first, that follow back, a page at a time.
 #[utoipa::path(get, path = "/users/me/friends", tag = "social", security(("bearer" = [])), params(ListQuery),
     responses(
-        (status = 200, description = "A page of friends", body = UserPage),
+        (status = 200, description = "A page of friends", body = MatchPage),
         (status = 400, description = "Malformed query (`invalid_query`)", body = ErrorBody),
         AuthErrors,
         (status = 422, description = "A limit outside 1 to 100 (`validation_failed`)", body = ErrorBody),
@@ -357,7 +357,7 @@ async fn friends(
     CurrentUser(me): CurrentUser,
     ValidQuery(q): ValidQuery<ListQuery>,
     State(state): State<AppState>,
-) -> Result<Json<UserPage>, ApiError> {
+) -> Result<Json<MatchPage>, ApiError> {
     let page = state.social.friends(me.user_id, q.cursor()?, q.limit.unwrap_or(20)).await?;
     Ok(Json((&page).into()))
 }

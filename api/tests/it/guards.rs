@@ -283,3 +283,44 @@ async fn no_token_code_or_secret_reaches_the_logs() {
     let as_number = |l: &str| l.split(|c: char| !c.is_ascii_digit()).any(|n| n == code);
     assert!(!cityhub_testkit::logs::any(as_number), "the login code is in the logs");
 }
+
+/// Notes, likes and the feed have limits of their own: past them 429,
+/// and a refused note writes no row and no event.
+#[tokio::test]
+async fn notes_likes_and_the_feed_past_their_limits_get_429_and_write_nothing() {
+    let app = TestApp::spawn_with(Options { worker: false }, |s| {
+        s.limits.enabled = true;
+        s.limits.notes = "user: 2 per 60s".parse().unwrap();
+        s.limits.likes = "user: 2 per 60s".parse().unwrap();
+        s.limits.feed = "user: 2 per 60s".parse().unwrap();
+    })
+    .await;
+    let shop = app.shop().await;
+    let users = app.users(1).await;
+    let token = users[0].1.as_str();
+    let note = serde_json::json!({ "shop_id": shop, "title": "Dumplings", "content": "crisp", "images": [] });
+    let mut created = Vec::new();
+    for _ in 0..2 {
+        let (status, _, body) = post(&app, "/notes", Some(token), note.clone()).await;
+        assert_eq!(status, 201, "{body}");
+        created.push(body["id"].as_str().unwrap().to_owned());
+    }
+    let (status, retry_after, body) = post(&app, "/notes", Some(token), note).await;
+    assert_limited(status, retry_after, &body, 60);
+    let rows: (i64, i64) = sqlx::query_as("SELECT (SELECT COUNT(*) FROM notes), (SELECT COUNT(*) FROM outbox)")
+        .fetch_one(&app.db)
+        .await
+        .unwrap();
+    assert_eq!(rows, (2, 2), "the refused note wrote nothing");
+    let like = |id: &str| app.http.put(app.url(&format!("/notes/{id}/like"))).bearer_auth(token).send();
+    assert_eq!(like(&created[0]).await.unwrap().status(), 200);
+    assert_eq!(like(&created[1]).await.unwrap().status(), 200);
+    assert_eq!(like(&created[0]).await.unwrap().status(), 429);
+    for expect in [200, 200, 429] {
+        assert_eq!(app.get_at(&app.base, "/feed", Some(token)).await.0, expect);
+    }
+    for route in ["notes", "likes", "feed"] {
+        assert_eq!(rate_limited_total(&app, route).await, 1, "{route}");
+    }
+    app.shutdown().await;
+}

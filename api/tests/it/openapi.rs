@@ -1,5 +1,5 @@
-//! The API contract: every route is in the OpenAPI document and every
-//! documented operation is served.
+//! The API contract: every route is in the OpenAPI document, every
+//! documented operation is served, and every route has a budget.
 
 use serde_json::Value;
 
@@ -136,4 +136,32 @@ async fn every_documented_operation_is_served_and_the_document_is_published() {
         }
     }
     app.shutdown().await;
+}
+
+/// Every documented route has a budget (a row of `limits::BUDGETS`, which
+/// the limiter reads), every budget is a documented route, and docs/API.md's
+/// "Budgets" table gives each route the same budget.
+#[test]
+fn every_route_has_a_budget_and_a_row_in_the_budget_table() {
+    let doc = serde_json::to_value(cityhub_api::openapi()).unwrap();
+    let mut documented: Vec<String> = doc["paths"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .flat_map(|(path, item)| item.as_object().unwrap().keys().map(move |m| format!("{} {path}", m.to_uppercase())))
+        .collect();
+    documented.sort();
+    let mut budgeted: Vec<String> = cityhub_api::limits::BUDGETS.iter().map(|(m, p, _)| format!("{m} {p}")).collect();
+    budgeted.sort();
+    assert_eq!(documented, budgeted, "routes without a budget, or budgets without a route");
+    let api_md = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/API.md")).unwrap();
+    let table = api_md.split("## Budgets").nth(1).expect("docs/API.md has a Budgets section");
+    let mut missing = Vec::new();
+    for (method, path, budget) in cityhub_api::limits::BUDGETS {
+        let row = format!("| `{method} {path}` | `{}` |", budget.name());
+        if !table.lines().any(|l| l.starts_with(&row)) {
+            missing.push(row);
+        }
+    }
+    assert!(missing.is_empty(), "rows missing from docs/API.md's Budgets table:\n{}", missing.join("\n"));
 }

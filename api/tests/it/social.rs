@@ -293,3 +293,57 @@ async fn reading_the_lists_of_made_up_users_costs_no_mysql() {
     }
     app.shutdown().await;
 }
+
+/// Friends and common follows are scanned a bounded chunk per call: a user
+/// following 1,000 others of whom 3 follow back gets them all by scrolling,
+/// each call reading at most 10 followings per friend asked for (the
+/// cursor moves at most that far), never the whole intersection.
+#[tokio::test]
+async fn friends_and_common_follows_are_paged_with_bounded_work_per_call() {
+    use redis::AsyncCommands;
+    let app = TestApp::spawn_without_worker().await;
+    let user = app.users(1).await[0].0;
+    let (followings, followers) =
+        (app.kv.keys.follow_list(user, "followings"), app.kv.keys.follow_list(user, "followers"));
+    let mut conn = app.kv.conn();
+    // Built lists (the marker `-` at 0): 1,000 followings, the three oldest
+    // of whom follow back.
+    let members: Vec<(i64, u64)> = (1..=1000u64).map(|i| (i as i64, 5_000_000 + i)).collect();
+    for (key, members) in [(&followings, &members[..]), (&followers, &members[..3])] {
+        let _: () = conn.zadd(key, "-", 0).await.unwrap();
+        let _: () = conn.zadd_multiple(key, members).await.unwrap();
+    }
+
+    let limit = 20u32;
+    for scan in ["friends", "common"] {
+        let (mut got, mut cursor, mut calls) = (Vec::new(), None, 0);
+        loop {
+            let page = match scan {
+                "friends" => app.state.social.friends(user, cursor, limit).await.unwrap(),
+                _ => app.state.social.common_follows(user, user, cursor, limit).await.unwrap(),
+            };
+            calls += 1;
+            assert!(page.entries.len() <= limit as usize);
+            // The cursor is a follow time here: it moves at most 10 × limit.
+            let from = cursor.map_or(1001, |c: cityhub_core::social::Cursor| c.at_ms);
+            if let Some(next) = page.next {
+                assert!(from - next.at_ms <= i64::from(limit) * 10, "{scan}: one call scanned {}", from - next.at_ms);
+            }
+            got.extend(page.entries.iter().map(|e| e.user_id.get()));
+            match page.next {
+                Some(next) => cursor = Some(next),
+                None => break,
+            }
+            assert!(calls < 100, "{scan}: the scan does not end");
+        }
+        let want: Vec<u64> = if scan == "friends" {
+            vec![5_000_003, 5_000_002, 5_000_001]
+        } else {
+            (5_000_001..=5_001_000).rev().collect()
+        };
+        assert_eq!(got, want, "{scan}");
+        let least = if scan == "friends" { 1000 / (limit as usize * 10) } else { 1000 / limit as usize };
+        assert!(calls >= least, "{scan}: {calls} calls");
+    }
+    app.shutdown().await;
+}

@@ -18,13 +18,11 @@
 //! in process memory for `social.hot_page_ttl_ms` (a celebrity's followers,
 //! read by everyone at once); it may lag the ZSet by that long.
 
-use std::cmp::Reverse;
 use std::fmt;
 use std::str::FromStr;
 use std::sync::{Arc, LazyLock};
 
 use cityhub_platform::cache::lock;
-use cityhub_platform::kv::conn::slot;
 use cityhub_platform::metrics as m;
 use redis::{AsyncCommands, Script};
 
@@ -47,6 +45,11 @@ const BUILT: &str = "-";
 const ZADD_CHUNK: usize = 1000;
 /// The cache name of hot first pages in metrics.
 const HOT_PAGES: &str = "follow_pages";
+/// Entries of the scanned list one matching call reads, at most, per
+/// entry asked for (see [`Social::matching`]).
+pub const SCAN_PER_ENTRY: u32 = 10;
+/// Entries read per chunk of a matching scan.
+const SCAN_CHUNK: u32 = 50;
 
 /// One user in a list, and since when (follow time, ms since the epoch).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,34 +94,20 @@ pub struct Page {
     pub next: Option<Cursor>,
 }
 
+/// A page of a match of two lists (friends, common follows): no total,
+/// which would cost the whole intersection.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Matches {
+    pub entries: Vec<Entry>,
+    /// Where the next page starts; `None` when the scanned list is done.
+    pub next: Option<Cursor>,
+}
+
 /// A user's follower and following counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Counts {
     pub followers: i64,
     pub followings: i64,
-}
-
-/// Entries as the ZSet orders them: newest first, then member bytes descending.
-fn order(entries: &mut [Entry]) {
-    entries.sort_by_key(|e| (Reverse(e.at_ms), Reverse(e.user_id.to_string())));
-}
-
-/// Whether `e` comes after `cursor` in that order.
-fn after(e: &Entry, cursor: &Cursor) -> bool {
-    e.at_ms < cursor.at_ms || (e.at_ms == cursor.at_ms && e.user_id.to_string() < cursor.user_id.to_string())
-}
-
-/// The members in every list, each with its latest time (`ZINTER ...
-/// AGGREGATE MAX`).
-fn intersect(lists: Vec<Vec<Entry>>) -> Vec<Entry> {
-    let mut lists = lists.into_iter();
-    let Some(first) = lists.next() else { return Vec::new() };
-    let mut common: std::collections::HashMap<UserId, i64> = first.into_iter().map(|e| (e.user_id, e.at_ms)).collect();
-    for list in lists {
-        let here: std::collections::HashMap<UserId, i64> = list.into_iter().map(|e| (e.user_id, e.at_ms)).collect();
-        common.retain(|user, at| here.get(user).map(|&other| *at = (*at).max(other)).is_some());
-    }
-    common.into_iter().map(|(user_id, at_ms)| Entry { user_id, at_ms }).collect()
 }
 
 /// Parses `member, score, ...` pairs, leaving out the marker.
@@ -300,24 +289,72 @@ impl Social {
         Ok(counts)
     }
 
-    /// Users both `a` and `b` follow, newest (by the later of the two
-    /// follows) first, at most `limit`. One `ZINTER` on the two followings
-    /// ZSets (a single Redis; on a cluster the two keys are in different slots).
-    pub async fn common_follows(&self, a: UserId, b: UserId, limit: u32) -> Result<Vec<Entry>, SocialError> {
-        let keys = [self.built(a, List::Followings).await?, self.built(b, List::Followings).await?];
-        let mut common = self.inter(&keys).await?;
-        common.truncate(limit as usize);
-        Ok(common)
+    /// Users both `a` and `b` follow, a page of `a`'s followings (newest
+    /// first, after `cursor`) that `b` follows too; see [`Social::matching`].
+    pub async fn common_follows(
+        &self,
+        a: UserId,
+        b: UserId,
+        cursor: Option<Cursor>,
+        limit: u32,
+    ) -> Result<Matches, SocialError> {
+        self.matching((a, List::Followings), (b, List::Followings), cursor, limit).await
     }
 
-    /// `user`'s friends (they follow each other), newest friendship first,
-    /// a page after `cursor`: one `ZINTER` of the user's two ZSets.
-    pub async fn friends(&self, user: UserId, cursor: Option<Cursor>, limit: u32) -> Result<Page, SocialError> {
-        let keys = [self.built(user, List::Followings).await?, self.built(user, List::Followers).await?];
-        let friends = self.inter(&keys).await?;
-        let total = friends.len() as u64;
-        let rest = friends.into_iter().filter(|e| cursor.as_ref().is_none_or(|c| after(e, c))).take(limit as usize + 1);
-        Ok(page(rest.collect(), total, limit))
+    /// `user`'s friends (they follow each other): a page of the user's
+    /// followings (newest first, after `cursor`) who follow the user back;
+    /// see [`Social::matching`].
+    pub async fn friends(&self, user: UserId, cursor: Option<Cursor>, limit: u32) -> Result<Matches, SocialError> {
+        self.matching((user, List::Followings), (user, List::Followers), cursor, limit).await
+    }
+
+    /// A page of the entries of `scanned` (newest first, after `cursor`)
+    /// that are also in `other`: `scanned` is read a chunk at a time (one
+    /// script call) and each chunk asked of `other` (one `ZMSCORE`), never
+    /// more than [`SCAN_PER_ENTRY`] × `limit` entries a call. So a call's
+    /// work is bounded by its page, however long both lists are, and a
+    /// client scrolls the whole match in work linear in the scanned list. A
+    /// page may be short (or empty) and still carry a cursor: the scan
+    /// stopped at its bound, and the next call goes on from there.
+    async fn matching(
+        &self,
+        (user, list): (UserId, List),
+        (other, other_list): (UserId, List),
+        cursor: Option<Cursor>,
+        limit: u32,
+    ) -> Result<Matches, SocialError> {
+        let other_key = self.built(other, other_list).await?;
+        self.ensure(user, list).await?;
+        let budget = limit.saturating_mul(SCAN_PER_ENTRY) as usize;
+        let chunk = (limit + 1).max(SCAN_CHUNK);
+        let (mut found, mut at, mut scanned) = (Vec::new(), cursor, 0usize);
+        loop {
+            let page = self.read_page(user, list, at, chunk).await?.ok_or(SocialError::Rebuilding)?;
+            let ids: Vec<UserId> = page.entries.iter().map(|e| e.user_id).collect();
+            let scores: Vec<Option<f64>> = if ids.is_empty() {
+                Vec::new()
+            } else {
+                redis::cmd("ZMSCORE").arg(&other_key).arg(&ids).query_async(&mut self.kv.conn()).await?
+            };
+            for (entry, score) in page.entries.iter().zip(scores) {
+                scanned += 1;
+                if score.is_some() {
+                    found.push(*entry);
+                    if found.len() > limit as usize {
+                        found.truncate(limit as usize);
+                        let last = found.last().map(|e| Cursor { at_ms: e.at_ms, user_id: e.user_id });
+                        return Ok(Matches { entries: found, next: last });
+                    }
+                }
+                at = Some(Cursor { at_ms: entry.at_ms, user_id: entry.user_id });
+                if scanned >= budget {
+                    return Ok(Matches { entries: found, next: at });
+                }
+            }
+            if page.next.is_none() {
+                return Ok(Matches { entries: found, next: None });
+            }
+        }
     }
 
     /// For each of `ids`, whether `user` follows them: one `ZMSCORE`.
@@ -340,41 +377,23 @@ impl Social {
         self.ensure(user, list).await?;
         Ok(self.kv.keys.follow_list(user, list.name()))
     }
-
-    /// The members in every one of `keys` (score: the latest), in list order.
-    /// One `ZINTER` when the keys share a slot (one user's lists); else
-    /// (two users' lists, which a cluster keeps apart) each list is read, in
-    /// one round trip per node, and intersected here.
-    async fn inter(&self, keys: &[String]) -> Result<Vec<Entry>, SocialError> {
-        let one_slot = keys.windows(2).all(|pair| slot(pair[0].as_bytes()) == slot(pair[1].as_bytes()));
-        let mut found = if one_slot {
-            let flat: Vec<String> = redis::cmd("ZINTER")
-                .arg(keys.len())
-                .arg(keys)
-                .arg("AGGREGATE")
-                .arg("MAX")
-                .arg("WITHSCORES")
-                .query_async(&mut self.kv.conn())
-                .await?;
-            entries(&flat)
-        } else {
-            let reads = keys.iter().map(|key| redis::cmd("ZRANGE").arg(key).arg(0).arg(-1).arg("WITHSCORES").clone());
-            let lists = self.kv.conn().query_each(reads.collect()).await?;
-            let lists = lists
-                .into_iter()
-                .map(|flat| redis::from_redis_value::<Vec<String>>(flat).map(|flat| entries(&flat)))
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(redis::RedisError::from)?;
-            intersect(lists)
-        };
-        order(&mut found);
-        Ok(found)
-    }
 }
 
 #[cfg(test)]
 mod tests {
+    use std::cmp::Reverse;
+
     use super::*;
+
+    /// Entries as the ZSet orders them: newest first, then member bytes descending.
+    fn order(entries: &mut [Entry]) {
+        entries.sort_by_key(|e| (Reverse(e.at_ms), Reverse(e.user_id.to_string())));
+    }
+
+    /// Whether `e` comes after `cursor` in that order.
+    fn after(e: &Entry, cursor: &Cursor) -> bool {
+        e.at_ms < cursor.at_ms || (e.at_ms == cursor.at_ms && e.user_id.to_string() < cursor.user_id.to_string())
+    }
 
     #[test]
     fn cursors_round_trip_and_refuse_junk() {

@@ -35,7 +35,7 @@ use sqlx::MySqlPool;
 
 pub use counts::{Correction, CountCheck};
 pub use graph::Written;
-pub use lists::{Counts, Cursor, Entry, Page};
+pub use lists::{Counts, Cursor, Entry, Matches, Page};
 pub use projection::{Projected, Projection};
 pub use recommend::Recommendation;
 
