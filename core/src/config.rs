@@ -313,6 +313,15 @@ pub struct ReconcileSettings {
     /// How long after a sale's end it is still reconciled, seconds.
     #[serde(with = "secs")]
     pub recent_secs: Duration,
+    /// A re-published order is not sent again for this long (its copy could
+    /// still be on its way to MySQL), seconds.
+    #[serde(with = "secs")]
+    #[validate(custom(function = "positive"))]
+    pub republish_quiet_secs: Duration,
+    /// Most orders one pass re-publishes per voucher; the rest wait for the
+    /// next pass.
+    #[validate(range(min = 1))]
+    pub republish_max: u32,
 }
 
 /// `[notes]`: notes, their likes, the hot list and the follow feed.

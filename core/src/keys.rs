@@ -25,6 +25,9 @@ pub trait CityKeys {
     /// voucher (`subject` is `user`, `ip` or `global`), the window of
     /// `limits.seckill`, counted by `seckill.lua`.
     fn seckill_limit(&self, sale: impl Into<Sale>, subject: &str, value: &str) -> String;
+    /// String with a TTL (`reconcile.republish_quiet_secs`): the reconciler
+    /// re-published this order lately; it is not sent again meanwhile.
+    fn seckill_republished(&self, sale: impl Into<Sale>, order_id: OrderId) -> String;
     /// Set of the stock-release event ids `stock_release.lua` applied, so a
     /// redelivered event gives nothing back twice.
     fn seckill_released(&self, sale: impl Into<Sale>) -> String;
@@ -132,6 +135,10 @@ impl CityKeys for Keys {
 
     fn seckill_limit(&self, sale: impl Into<Sale>, subject: &str, value: &str) -> String {
         self.key(format_args!("seckill:{}:limit:{subject}:{value}", tagged(sale.into())))
+    }
+
+    fn seckill_republished(&self, sale: impl Into<Sale>, order_id: OrderId) -> String {
+        self.key(format_args!("seckill:{}:republished:{order_id}", tagged(sale.into())))
     }
 
     fn seckill_released(&self, sale: impl Into<Sale>) -> String {

@@ -13,6 +13,9 @@ pub const PARKED_ACCEPTED_ORDERS: &str = "cityhub_accepted_orders_parked_total";
 pub const RECONCILER_RUNS: &str = "cityhub_reconciler_runs_total";
 pub const RECONCILER_DIFFERENCES: &str = "cityhub_reconciler_differences_total";
 pub const RECONCILER_REPAIRS: &str = "cityhub_reconciler_repairs_total";
+/// Orders the reconciler re-published, by `result`: sent, paced (sent
+/// lately, left alone), deferred (past a pass's most), failed.
+pub const RECONCILER_REPUBLISHED: &str = "cityhub_reconciler_republished_total";
 pub const ORDERS_CLOSED: &str = "cityhub_orders_closed_total";
 pub const PAYMENT_CALLBACKS: &str = "cityhub_payment_callbacks_total";
 pub const PAYMENT_MISMATCHES: &str = "cityhub_payment_mismatches_total";
@@ -50,6 +53,10 @@ pub fn install() -> PrometheusHandle {
     describe_counter!(RECONCILER_RUNS, "Reconciler runs by verdict: consistent, repaired, drift, paused.");
     describe_counter!(RECONCILER_DIFFERENCES, "Differences the reconciler found, by kind (see `reconcile::Kind`).");
     describe_counter!(RECONCILER_REPAIRS, "Differences the reconciler repaired, by kind.");
+    describe_counter!(
+        RECONCILER_REPUBLISHED,
+        "Orders without a row the reconciler re-published, by result: sent, paced (sent lately), deferred (past a pass's most), failed."
+    );
     describe_counter!(ORDERS_CLOSED, "Orders closed, by reason: expired, admin.");
     describe_counter!(PAYMENT_CALLBACKS, "Payment callbacks applied, by result: paid, failed, duplicate, refunded.");
     describe_counter!(

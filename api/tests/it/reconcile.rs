@@ -276,3 +276,36 @@ async fn a_buyer_entry_holding_an_order_stored_for_another_user_is_reported() {
     assert_eq!(report["verdict"], "drift", "{report}");
     app.shutdown().await;
 }
+
+/// Re-publishing is paced: an order sent within `reconcile.republish_quiet_secs`
+/// is not sent again while its copy may still be on its way (here no worker
+/// stores it, as when a worker drains a long backlog), and one pass sends at
+/// most `reconcile.republish_max`; the counts say what each pass did.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn re_publishing_is_paced_and_bounded_per_pass() {
+    let app = TestApp::spawn_with(Options { worker: false }, |s| {
+        quick(s);
+        s.reconcile.republish_max = 2;
+    })
+    .await;
+    let voucher = app.on_sale(10).await;
+    let users = app.users(5).await;
+    for (i, (user, _)) in users.iter().enumerate() {
+        let order = fakes::order_id(78, i as u64);
+        assert_eq!(scripts::reserve(&app.kv, voucher, *user, order, &[]).await.unwrap().0, Outcome::Accepted);
+    }
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    let republished = |result: &str| {
+        cityhub_testkit::metric(cityhub_core::metrics::RECONCILER_REPUBLISHED, &[&format!("result=\"{result}\"")])
+    };
+    let mut verdicts = Vec::new();
+    for _ in 0..4 {
+        verdicts.push(reconcile(&app, voucher).await["verdict"].as_str().unwrap().to_owned());
+    }
+    assert_eq!(republished("sent"), 5.0, "each order was sent once, however many passes ran");
+    assert_eq!(republished("paced"), 2.0 + 4.0 + 5.0, "orders sent lately were left alone");
+    assert_eq!(republished("deferred"), 3.0 + 1.0, "the rest waited for the next pass");
+    assert_eq!(verdicts[0], "drift", "a pass that could not send all is not repaired: {verdicts:?}");
+    assert_eq!(verdicts[2], "repaired", "{verdicts:?}");
+    app.shutdown().await;
+}

@@ -209,6 +209,10 @@ pub struct Reconciler {
     publish_window: Duration,
     grace: Duration,
     recent: Duration,
+    /// Re-publishing's pace: how long a re-published order is left alone,
+    /// and the most one pass sends per voucher.
+    republish_quiet: Duration,
+    republish_max: usize,
     pauses: Arc<Mutex<HashMap<Sale, repair::Pause>>>,
 }
 
@@ -229,6 +233,9 @@ impl Reconciler {
         // A reservation's message reaches the broker within the send timeout
         // after the batch lingered, or its shopper is told 503; plus a margin.
         let publish_window = mq.send_timeout_ms + mq.batch_linger_ms + Duration::from_millis(1_500);
+        for result in ["sent", "paced", "deferred", "failed"] {
+            metrics::counter!(crate::metrics::RECONCILER_REPUBLISHED, "result" => result).increment(0);
+        }
         for kind in Kind::ALL {
             metrics::counter!(crate::metrics::RECONCILER_DIFFERENCES, "kind" => kind.label()).increment(0);
             metrics::counter!(crate::metrics::RECONCILER_REPAIRS, "kind" => kind.label()).increment(0);
@@ -241,6 +248,8 @@ impl Reconciler {
             publish_window,
             grace: settings.reconcile.grace_secs,
             recent: settings.reconcile.recent_secs,
+            republish_quiet: settings.reconcile.republish_quiet_secs,
+            republish_max: settings.reconcile.republish_max as usize,
             pauses: Arc::new(Mutex::new(HashMap::new())),
         })
     }

@@ -12,6 +12,7 @@ use super::diff::{Diff, Finding, Repair};
 use super::snapshot::Snapshot;
 use super::{Difference, Kind, Mode, ReconcileError, Reconciler, Report, Verdict};
 use crate::ids::{OrderId, Sale, UserId};
+use crate::kv::CityKeys;
 use crate::seckill::scripts::{self, BuyerEntry};
 use crate::seckill::OrderMessage;
 use crate::vouchers::buckets;
@@ -21,6 +22,17 @@ use crate::vouchers::buckets;
 pub(super) struct Pause {
     seen: Instant,
     mark: Option<Mark>,
+}
+
+/// What one pass's re-publishing did.
+#[derive(Debug, Default)]
+struct Paced {
+    sent: usize,
+    /// Re-published lately: left alone.
+    paced: usize,
+    /// Past the pass's most: left for the next pass.
+    deferred: usize,
+    failed: usize,
 }
 
 /// Where the reconciler stands on a paused voucher.
@@ -71,8 +83,15 @@ impl Reconciler {
         let (repaired, done) = match repair {
             Repair::Report => (false, String::new()),
             Repair::Republish(pairs) => {
-                let sent = self.republish(s, &pairs).await?;
-                (sent == pairs.len(), format!("; {sent} of {} order messages re-published", pairs.len()))
+                let paced = self.republish(s, &pairs).await?;
+                let done = format!(
+                    "; {} of {} order messages re-published, {} sent lately and left alone, {} left for the next pass",
+                    paced.sent,
+                    pairs.len(),
+                    paced.paced,
+                    paced.deferred
+                );
+                (paced.sent + paced.paced == pairs.len(), done)
             }
             Repair::GiveBack(releases) => {
                 for r in &releases {
@@ -91,10 +110,37 @@ impl Reconciler {
         Ok(Difference { kind, order_ids, detail: format!("{detail}{done}"), repaired })
     }
 
-    /// Publishes the orders again; answers how many the broker took.
-    async fn republish(&self, s: &Snapshot, pairs: &[(UserId, OrderId)]) -> Result<usize, ReconcileError> {
-        let mut sent = 0;
-        for &(user_id, order_id) in pairs {
+    /// Publishes the orders again, paced: an order re-published within
+    /// `reconcile.republish_quiet_secs` is left alone (its copy may still be
+    /// on its way to MySQL: after a long outage the worker drains a
+    /// backlog), and at most `reconcile.republish_max` go out per pass. Each
+    /// send first claims the order's mark (`SET NX PX`, one pipeline for the
+    /// pass), so two reconcilers racing send it once.
+    async fn republish(&self, s: &Snapshot, pairs: &[(UserId, OrderId)]) -> Result<Paced, ReconcileError> {
+        let mark = |order_id| self.kv.keys.seckill_republished(s.sale(), order_id);
+        let mut seen = redis::pipe();
+        for &(_, order_id) in pairs {
+            seen.exists(mark(order_id));
+        }
+        let recent: Vec<bool> =
+            if pairs.is_empty() { Vec::new() } else { seen.query_async(&mut self.kv.conn()).await? };
+        let due: Vec<(UserId, OrderId)> = pairs.iter().zip(&recent).filter(|(_, r)| !**r).map(|(p, _)| *p).collect();
+        let (now, later) = due.split_at(due.len().min(self.republish_max));
+        let mut paced = Paced { paced: pairs.len() - due.len(), deferred: later.len(), ..Paced::default() };
+        let mut claim = redis::pipe();
+        for &(_, order_id) in now {
+            let quiet = redis::SetExpiry::PX(self.republish_quiet.as_millis() as u64);
+            let options =
+                redis::SetOptions::default().conditional_set(redis::ExistenceCheck::NX).with_expiration(quiet);
+            claim.set_options(mark(order_id), 1, options);
+        }
+        let claimed: Vec<Option<String>> =
+            if now.is_empty() { Vec::new() } else { claim.query_async(&mut self.kv.conn()).await? };
+        for (&(user_id, order_id), claimed) in now.iter().zip(claimed) {
+            if claimed.is_none() {
+                paced.paced += 1;
+                continue;
+            }
             let message = OrderMessage {
                 order_id,
                 user_id,
@@ -105,13 +151,22 @@ impl Reconciler {
                 request_id: None,
             };
             match self.orders.publish(order_id.to_string(), serde_json::to_vec(&message)?).await {
-                Ok(()) => sent += 1,
+                Ok(()) => paced.sent += 1,
                 Err(err) => {
+                    paced.failed += 1;
+                    // Not sent: the next pass may try again at once.
+                    let _: redis::RedisResult<()> =
+                        redis::AsyncCommands::del(&mut self.kv.conn(), mark(order_id)).await;
                     tracing::warn!(%order_id, error = %err, "cannot re-publish an order; the next run tries again")
                 }
             }
         }
-        Ok(sent)
+        for (result, n) in
+            [("sent", paced.sent), ("paced", paced.paced), ("deferred", paced.deferred), ("failed", paced.failed)]
+        {
+            metrics::counter!(crate::metrics::RECONCILER_REPUBLISHED, "result" => result).increment(n as u64);
+        }
+        Ok(paced)
     }
 
     /// Recounts Redis stock from its buyers, atomically; a difference only
