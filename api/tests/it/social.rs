@@ -265,7 +265,7 @@ async fn reading_the_lists_of_made_up_users_costs_no_mysql() {
     let users = app.users(2).await;
     let ((a, ta), (b, _)) = (users[0].clone(), users[1].clone());
     assert!(app.state.auth.known().ensure().await.unwrap(), "the filter is built from MySQL");
-    let (c, _) = app.users(1).await[0].clone();
+    let (c, _) = app.users(3).await[2].clone();
 
     let before = cityhub_testkit::logs::mysql_statements();
     let paths: Vec<String> = (0..500u64)
@@ -345,5 +345,37 @@ async fn friends_and_common_follows_are_paged_with_bounded_work_per_call() {
         let least = if scan == "friends" { 1000 / (limit as usize * 10) } else { 1000 / limit as usize };
         assert!(calls >= least, "{scan}: {calls} calls");
     }
+    app.shutdown().await;
+}
+
+/// Redis back from an older snapshot holds a "complete" user filter without
+/// the users registered since: it must not refuse them (its generation is
+/// not Redis's now), and the job's next run builds it again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_user_filter_restored_from_an_older_snapshot_refuses_no_new_user() {
+    let mut redis = cityhub_testkit::PrivateRedis::start().await;
+    let url = redis.url();
+    let app = TestApp::spawn_with(Options { worker: false }, |s| {
+        s.redis.url = cityhub_core::config::Secret::new(url);
+        s.redis.cluster_nodes.clear();
+    })
+    .await;
+    let (old, token) = app.users(1).await[0].clone();
+    let known = app.state.auth.known().clone();
+    assert!(known.ensure().await.unwrap());
+    redis.snapshot().await;
+    let (new, _) = app.users(2).await[1].clone();
+    assert_ne!(new, old);
+    redis.restart_from_snapshot().await;
+    let followers = |user: UserId| {
+        let (app, token) = (&app, token.clone());
+        async move { send(app, Method::GET, &format!("/users/{user}/followers"), &token).await }
+    };
+    let served = eventually(Duration::from_secs(10), || async { followers(old).await.0 == 200 }).await;
+    assert!(served, "Redis did not come back: {:?}", followers(old).await);
+    assert_eq!(followers(new).await.0, 200, "a user registered after the snapshot was refused");
+    assert!(known.ensure().await.unwrap(), "the stale filter is built again");
+    assert_eq!(followers(new).await.0, 200);
+    assert_eq!(followers(UserId(new.get() + 1_000_000)).await.0, 404, "made-up ids are refused again");
     app.shutdown().await;
 }
