@@ -165,6 +165,13 @@ pub struct Challenge {
     pub proof_bits: u32,
 }
 
+/// What [`Auth::cache`] found after writing copies: the users' roles and
+/// the sessions whose rows still exist, with their roles, by token hash.
+struct Copied {
+    roles: std::collections::HashMap<UserId, Role>,
+    live: std::collections::HashMap<String, Role>,
+}
+
 /// A freshly issued token.
 #[derive(Debug, Clone)]
 pub struct Issued {
@@ -392,7 +399,7 @@ impl Auth {
         insert.build().execute(&self.db).await?;
         let copies: Vec<(String, Session)> = sessions.iter().map(|(t, s)| (token_hash(t), *s)).collect();
         let roles = match self.cache(&copies, until).await {
-            Ok(roles) => roles,
+            Ok(cached) => cached.roles,
             Err(err) => {
                 tracing::warn!(error = %err, "sessions not copied to Redis; they are read from MySQL");
                 self.roles(sessions.iter().map(|(_, s)| s.user_id)).await?
@@ -405,15 +412,12 @@ impl Auth {
     }
 
     /// Writes Redis copies of sessions (by token hash) valid until `until`,
-    /// then reads the users' roles again and drops every copy whose role
-    /// changed meanwhile: a role change that ran between our read of the
-    /// role and our write could not see (and drop) a copy not yet written.
-    /// Answers the roles as they are now.
-    async fn cache(
-        &self,
-        sessions: &[(String, Session)],
-        until: DateTime<Utc>,
-    ) -> Result<std::collections::HashMap<UserId, Role>, AuthError> {
+    /// then reads their rows and users again and drops every copy whose row
+    /// is gone or whose role changed meanwhile: a logout or a role change
+    /// that ran between our read and our write could not see (and drop) a
+    /// copy not yet written. So a slide racing a logout cannot bring the
+    /// logged-out token back. Answers the roles as they are now.
+    async fn cache(&self, sessions: &[(String, Session)], until: DateTime<Utc>) -> Result<Copied, AuthError> {
         let mut writes = Vec::with_capacity(sessions.len());
         for (hash, session) in sessions {
             let key = self.kv.keys.session(hash);
@@ -426,17 +430,30 @@ impl Auth {
             writes.push(redis::Cmd::set_ex(key, serde_json::to_string(&copy)?, self.token_ttl.as_secs()));
         }
         self.kv.conn().query_each(writes).await?;
-        let roles = self.roles(sessions.iter().map(|(_, s)| s.user_id)).await?;
-        let stale: Vec<&String> = sessions
-            .iter()
-            .filter(|(_, s)| roles.get(&s.user_id).is_some_and(|role| *role != s.role))
-            .map(|(hash, _)| hash)
-            .collect();
+        let mut live = std::collections::HashMap::with_capacity(sessions.len());
+        let mut roles = std::collections::HashMap::with_capacity(sessions.len());
+        for chunk in sessions.chunks(1000) {
+            let mut select = sqlx::QueryBuilder::<sqlx::MySql>::new(
+                "SELECT s.token_hash, u.id, u.role FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.token_hash IN (",
+            );
+            let mut list = select.separated(", ");
+            for (hash, _) in chunk {
+                list.push_bind(hash);
+            }
+            select.push(")");
+            let rows: Vec<(String, UserId, String)> = select.build_query_as().fetch_all(&self.db).await?;
+            for (hash, user_id, role) in rows {
+                let role = Role::from_column(&role);
+                roles.insert(user_id, role);
+                live.insert(hash, role);
+            }
+        }
+        let stale = sessions.iter().filter(|(hash, s)| live.get(hash) != Some(&s.role)).map(|(hash, _)| hash);
         for hash in stale {
             let _: () = self.kv.conn().del(self.kv.keys.session(hash)).await?;
             self.forget_everywhere(hash).await?;
         }
-        Ok(roles)
+        Ok(Copied { roles, live })
     }
 
     /// The current roles of `users`.
@@ -593,17 +610,18 @@ impl Auth {
         if (until - Utc::now()).to_std().unwrap_or_default() < self.token_ttl / 2 {
             return self.slide(hash, session).await;
         }
-        Ok(Some(self.recache(hash, session, until).await))
+        Ok(self.recache(hash, session, until).await)
     }
 
     /// Copies `session` to Redis (best effort) and answers it with the
-    /// user's role as it is now.
-    async fn recache(&self, hash: &str, session: Session, until: DateTime<Utc>) -> Session {
+    /// user's role as it is now; `None` when its row is gone meanwhile (a
+    /// logout raced this read).
+    async fn recache(&self, hash: &str, session: Session, until: DateTime<Utc>) -> Option<Session> {
         match self.cache(&[(hash.to_owned(), session)], until).await {
-            Ok(roles) => Session { role: roles.get(&session.user_id).copied().unwrap_or(session.role), ..session },
+            Ok(cached) => cached.live.get(hash).map(|&role| Session { role, ..session }),
             Err(err) => {
                 tracing::debug!(error = %err, "session not copied to Redis");
-                session
+                Some(session)
             }
         }
     }
@@ -624,7 +642,7 @@ impl Auth {
             let _: redis::RedisResult<()> = self.kv.conn().del(self.kv.keys.session(hash)).await;
             return Ok(None);
         }
-        Ok(Some(self.recache(hash, session, until).await))
+        Ok(self.recache(hash, session, until).await)
     }
 }
 
