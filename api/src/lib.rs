@@ -48,54 +48,6 @@ fn drop_unacceptable_request_id<B>(mut req: Request<B>) -> Request<B> {
 /// small JSON object); a larger one is refused before it is parsed.
 pub const BODY_LIMIT: usize = 16 * 1024;
 
-/// What one request may cost an instance: a place among `http.max_in_flight`
-/// and `http.request_timeout_ms` of work.
-#[derive(Clone)]
-struct Bounds {
-    in_flight: std::sync::Arc<tokio::sync::Semaphore>,
-    timeout: std::time::Duration,
-}
-
-impl Bounds {
-    fn new(http: &cityhub_platform::config::HttpSettings) -> Self {
-        Self {
-            in_flight: std::sync::Arc::new(tokio::sync::Semaphore::new(http.max_in_flight)),
-            timeout: http.request_timeout_ms,
-        }
-    }
-}
-
-/// Middleware: 503 `overloaded` past the in-flight cap (at once, without
-/// queueing), 503 `request_timeout` past the time bound. The health checks
-/// are not counted: a balancer must not take every instance out of its pool
-/// because all are busy. The seckill route is not cut short: it bounds
-/// itself (one script call, then a send bounded by `mq.send_timeout_ms`),
-/// and a 202 cut off after its reservation would be an order its shopper
-/// was never told about.
-async fn bounded(
-    axum::extract::State(bounds): axum::extract::State<Bounds>,
-    req: axum::extract::Request,
-    next: axum::middleware::Next,
-) -> axum::response::Response {
-    use axum::response::IntoResponse;
-    if matches!(req.uri().path(), "/healthz" | "/readyz") {
-        return next.run(req).await;
-    }
-    let Ok(_place) = bounds.in_flight.try_acquire() else {
-        return ApiError::Unavailable { code: "overloaded", message: "too many requests in flight; retry".into() }
-            .into_response();
-    };
-    let path = req.extensions().get::<axum::extract::MatchedPath>().map(|p| p.as_str().to_owned());
-    if path.as_deref() == Some(routes::SECKILL) {
-        return next.run(req).await;
-    }
-    match tokio::time::timeout(bounds.timeout, next.run(req)).await {
-        Ok(response) => response,
-        Err(_) => ApiError::Unavailable { code: "request_timeout", message: "the request took too long; retry".into() }
-            .into_response(),
-    }
-}
-
 /// The OpenAPI document of every route.
 pub fn openapi() -> utoipa::openapi::OpenApi {
     routes::router().split_for_parts().1
@@ -108,7 +60,7 @@ pub fn router(state: AppState) -> Router {
         .fallback(error::not_found)
         .method_not_allowed_fallback(error::method_not_allowed)
         .layer(axum::middleware::from_fn(limits::enforce))
-        .layer(axum::middleware::from_fn_with_state(Bounds::new(&state.settings.http), bounded))
+        .layer(axum::middleware::from_fn_with_state(serve::Bounds::new(&state.settings.http), serve::bounded))
         .layer(axum::middleware::from_fn(http_metrics::track))
         .layer(axum::Extension(state.clone()))
         .layer(axum::extract::DefaultBodyLimit::max(BODY_LIMIT))

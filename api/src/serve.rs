@@ -4,8 +4,9 @@
 //! requests or trickles its head (slow or half-open clients); a head over
 //! `max_header_bytes` gets 431; at most `max_connections` are open at once
 //! (more wait in the kernel's backlog, costing this process nothing). What
-//! a request may cost once read (in-flight cap, time bound, body size) is
-//! the router's layers (see [`crate::router`]).
+//! a request may cost once read is bounded by [`bounded`], a layer of the
+//! router: a place among `http.max_in_flight` and `http.request_timeout_ms`
+//! of work (bodies are capped by the router's body limit).
 //!
 //! Shutdown is graceful: once `shutdown` resolves no connection is accepted,
 //! idle ones close, and requests in flight finish.
@@ -77,4 +78,57 @@ pub async fn serve(
     drop(listener);
     graceful.shutdown().await;
     Ok(())
+}
+
+/// What one request may cost an instance: a place among `http.max_in_flight`
+/// and `http.request_timeout_ms` of work.
+#[derive(Clone)]
+pub(crate) struct Bounds {
+    in_flight: std::sync::Arc<tokio::sync::Semaphore>,
+    timeout: std::time::Duration,
+}
+
+impl Bounds {
+    pub(crate) fn new(http: &cityhub_platform::config::HttpSettings) -> Self {
+        Self {
+            in_flight: std::sync::Arc::new(tokio::sync::Semaphore::new(http.max_in_flight)),
+            timeout: http.request_timeout_ms,
+        }
+    }
+}
+
+/// Middleware: 503 `overloaded` past the in-flight cap (at once, without
+/// queueing), 503 `request_timeout` past the time bound. The health checks
+/// are not counted: a balancer must not take every instance out of its pool
+/// because all are busy. The seckill route is not cut short: it bounds
+/// itself (one script call, then a send bounded by `mq.send_timeout_ms`),
+/// and a 202 cut off after its reservation would be an order its shopper
+/// was never told about.
+pub(crate) async fn bounded(
+    axum::extract::State(bounds): axum::extract::State<Bounds>,
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    if matches!(req.uri().path(), "/healthz" | "/readyz") {
+        return next.run(req).await;
+    }
+    let Ok(_place) = bounds.in_flight.try_acquire() else {
+        return crate::ApiError::Unavailable {
+            code: "overloaded",
+            message: "too many requests in flight; retry".into(),
+        }
+        .into_response();
+    };
+    let path = req.extensions().get::<axum::extract::MatchedPath>().map(|p| p.as_str().to_owned());
+    if path.as_deref() == Some(crate::routes::SECKILL) {
+        return next.run(req).await;
+    }
+    match tokio::time::timeout(bounds.timeout, next.run(req)).await {
+        Ok(response) => response,
+        Err(_) => {
+            crate::ApiError::Unavailable { code: "request_timeout", message: "the request took too long; retry".into() }
+                .into_response()
+        }
+    }
 }

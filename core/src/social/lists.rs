@@ -46,7 +46,7 @@ const ZADD_CHUNK: usize = 1000;
 /// The cache name of hot first pages in metrics.
 const HOT_PAGES: &str = "follow_pages";
 /// Entries of the scanned list one matching call reads, at most, per
-/// entry asked for (see [`Social::matching`]).
+/// entry asked for (see `Social::matching`).
 pub const SCAN_PER_ENTRY: u32 = 10;
 /// Entries read per chunk of a matching scan.
 const SCAN_CHUNK: u32 = 50;
@@ -290,7 +290,7 @@ impl Social {
     }
 
     /// Users both `a` and `b` follow, a page of `a`'s followings (newest
-    /// first, after `cursor`) that `b` follows too; see [`Social::matching`].
+    /// first, after `cursor`) that `b` follows too; see `Social::matching`.
     pub async fn common_follows(
         &self,
         a: UserId,
@@ -303,7 +303,7 @@ impl Social {
 
     /// `user`'s friends (they follow each other): a page of the user's
     /// followings (newest first, after `cursor`) who follow the user back;
-    /// see [`Social::matching`].
+    /// see `Social::matching`.
     pub async fn friends(&self, user: UserId, cursor: Option<Cursor>, limit: u32) -> Result<Matches, SocialError> {
         self.matching((user, List::Followings), (user, List::Followers), cursor, limit).await
     }
