@@ -1,14 +1,16 @@
--- ratelimit_bucket.lua: one request against token buckets (bucket_admit in
+-- ratelimit_bucket.lua: a lease against token buckets (bucket_lease in
 -- ratelimit.lua, which is prepended to this script).
 --
--- KEYS[i]                 a bucket, a hash {tokens, at} (<prefix>limit:{<route>}:<subject>:<value>)
--- ARGV[2i - 1], ARGV[2i]  KEYS[i]'s capacity (tokens) and refill rate (tokens per second)
+-- KEYS[i]                             a bucket, a hash {tokens, at} (<prefix>limit:{<route>}:<subject>:<value>)
+-- ARGV[3i - 2], ARGV[3i - 1], ARGV[3i]  KEYS[i]'s capacity (tokens), refill rate (tokens per second) and the tokens wanted
 --
--- Returns 0 when the request passes (a token taken from every bucket), else
--- the ms until it could.
-local caps, rates = {}, {}
+-- Returns {0, granted per key} when the call passes (each grant at least
+-- 1, taken from its bucket), else {the ms until it could}.
+local caps, rates, wants = {}, {}, {}
 for i = 1, #KEYS do
-  caps[i] = tonumber(ARGV[2 * i - 1])
-  rates[i] = tonumber(ARGV[2 * i])
+  caps[i] = tonumber(ARGV[3 * i - 2])
+  rates[i] = tonumber(ARGV[3 * i - 1])
+  wants[i] = tonumber(ARGV[3 * i])
 end
-return bucket_admit(KEYS, caps, rates, now_ms())
+local wait, grants = bucket_lease(KEYS, caps, rates, wants, now_ms())
+return { wait, unpack(grants) }

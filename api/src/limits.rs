@@ -1,7 +1,10 @@
 //! Route rate limits (`[limits]` in config): [`BUDGETS`] names the limit of
 //! every route, one row a route, and one layer ([`enforce`]) counts each
-//! request against its route's [`Rules`] in Redis (one script call) before
-//! the handler runs. Over a limit: 429 `rate_limited`, `Retry-After`, and
+//! request against its route's [`Rules`] before the handler runs: from the
+//! instance's leases on the shared Redis windows (a tenth of a limit at a
+//! time, see [`cityhub_platform::ratelimit::Leases`]), so a client below
+//! its limit costs one script call per lease, not a round trip a request.
+//! Over a limit: 429 `rate_limited`, `Retry-After`, and
 //! `cityhub_rate_limited_total{route}`; nothing else happens. A test walks
 //! `/openapi.json` and fails for a route without a row, and docs/API.md's
 //! "Budgets" table gives each row's limit and worst-case work.
@@ -23,7 +26,7 @@ use axum::http::Method;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use cityhub_core::config::LimitSettings;
-use cityhub_platform::ratelimit::{self, Decision, Rules, Subject};
+use cityhub_platform::ratelimit::{Decision, Rules, Subject};
 
 use crate::error::ApiError;
 use crate::extract::{bearer, request_client_ip};
@@ -215,7 +218,7 @@ async fn limit(route: Guarded, req: Request, next: Next) -> Response {
             counted.push((state.kv.keys.rate_limit(route.name(), rule.by.as_str(), &value), rule.limit));
         }
     }
-    match ratelimit::check(&state.kv, &counted).await {
+    match state.leases.admit(&state.kv, &counted).await {
         Ok(Decision::Pass) => next.run(Request::from_parts(parts, body)).await,
         Ok(Decision::Refuse { retry_after }) => {
             metrics::counter!(cityhub_core::metrics::RATE_LIMITED, "route" => route.name()).increment(1);

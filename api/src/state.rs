@@ -32,6 +32,10 @@ use tokio_util::task::TaskTracker;
 #[derive(Clone)]
 pub struct AppState(Arc<Shared>);
 
+/// The most limit keys (a client's address or user on one route) an
+/// instance holds a lease on, and counts failed authentications of.
+const LEASED_KEYS: u64 = 100_000;
+
 impl std::ops::Deref for AppState {
     type Target = Shared;
 
@@ -63,6 +67,8 @@ pub struct Shared {
     /// Requests whose token authenticated no one, per client (see
     /// `limits.unauthorized_per_sec`); `None` while limits are off.
     pub failed_auth: Option<cityhub_platform::ratelimit::Local>,
+    /// This instance's leases on the shared route limits (`crate::limits`).
+    pub leases: cityhub_platform::ratelimit::Leases,
     producer: DefaultMQProducer,
     /// The seckill path's publisher, shut down last.
     publisher: BatchPublisher,
@@ -118,11 +124,12 @@ impl AppState {
         let trusted_proxies = settings.http.trusted_proxies().context("http.trusted_proxies")?;
         let limits = &settings.limits;
         let failed_auth = (limits.enabled && limits.unauthorized_per_sec > 0).then(|| {
-            cityhub_platform::ratelimit::Local::new(limits.unauthorized_per_sec, Duration::from_secs(1), 100_000)
+            cityhub_platform::ratelimit::Local::new(limits.unauthorized_per_sec, Duration::from_secs(1), LEASED_KEYS)
         });
         Ok(Self(Arc::new(Shared {
             trusted_proxies,
             failed_auth,
+            leases: cityhub_platform::ratelimit::Leases::new(LEASED_KEYS),
             metrics,
             auth: services.auth,
             vouchers: services.vouchers,

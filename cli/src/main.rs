@@ -65,6 +65,11 @@ enum Command {
         /// Accepted requests per second of the soak.
         #[arg(long, default_value_t = 200)]
         soak_rate: u32,
+        /// Instead of the scenarios: a sale beside each kind of hostile client.
+        #[arg(long, conflicts_with = "soak")]
+        hostile: bool,
+        #[command(flatten)]
+        hostile_plan: chaos::hostile::HostilePlan,
         /// The report to write (its data goes beside it as .json).
         #[arg(long, default_value = "CHAOS.md")]
         out: PathBuf,
@@ -153,8 +158,15 @@ async fn main() -> anyhow::Result<()> {
             }
         }
         Command::Bench(args) => bench::run(&settings, &args).await?,
-        Command::Chaos { plan, soak, soak_rate, out } => {
+        Command::Chaos { plan, soak, soak_rate, hostile, hostile_plan, out } => {
             let pass = match soak {
+                _ if hostile => {
+                    let run = chaos::hostile::run(&settings, &plan, &hostile_plan).await?;
+                    print!("{}", run.markdown());
+                    let pass = run.pass();
+                    chaos::report::update(&out, |r| r.hostile = Some(run))?;
+                    pass
+                }
                 Some(minutes) => {
                     let soak = chaos::soak::run(&settings, minutes, soak_rate).await?;
                     print!("{}", soak.markdown());

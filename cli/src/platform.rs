@@ -299,9 +299,12 @@ impl Platform {
     }
 
     /// Another API instance on the same services, with `limits` in place of
-    /// the platform's; the caller stops it.
+    /// the platform's, trusting `X-Forwarded-For` from 127.0.0.1 (as behind
+    /// a balancer: a load generator can then speak for many clients); the
+    /// caller stops it.
     pub async fn start_second_api(&self, limits: LimitSettings) -> anyhow::Result<SecondApi> {
         let mut settings = self.settings.clone();
+        settings.http.trusted_proxies = "127.0.0.1".into();
         settings.http.addr = format!("127.0.0.1:{}", free_port());
         settings.http.metrics_addr = format!("127.0.0.1:{}", free_port());
         settings.limits = limits;
@@ -327,6 +330,11 @@ impl Platform {
     /// How many lines of the workers' logs contain every one of `texts`.
     pub fn worker_log_count(&self, texts: &[&str]) -> usize {
         self.log_lines(&["worker.log", "worker-2.log"], |l| texts.iter().all(|t| l.contains(t))).len()
+    }
+
+    /// Where the log `name` (`api.log`, `worker.log`, ...) is written.
+    pub fn log_path(&self, name: &str) -> PathBuf {
+        self.logs.join(name)
     }
 
     /// The lines of `logs` that `keep` accepts.

@@ -16,21 +16,30 @@
 //! Which routes are limited, and by what, is configuration ([`Rules`], one
 //! line per route) read by the API; this module only parses and counts.
 //!
+//! [`Leases`] keeps the shared limits off the hot path: an instance takes
+//! a tenth of a limit at a time (a lease: at most [`LEASE_MOST`] requests,
+//! each already counted in Redis) and spends it in memory, so a client far
+//! below its limit costs one script call per lease, not per request. The
+//! price, bounded: credits leased just before a window-long interval may be
+//! spent in it, so a window passes at most `max` plus one lease per
+//! instance (and a bucket's burst grows by as much); a lease lives no
+//! longer than its limit's window (a bucket's full refill).
+//!
 //! [`Local`] counts in process instead, per instance and bounded in memory:
 //! for what must be refused without a Redis round trip (a client sending
 //! requests that fail authentication).
 
 use std::fmt;
 use std::str::FromStr;
-use std::sync::LazyLock;
-use std::time::Duration;
+use std::sync::{Arc, LazyLock, Mutex};
+use std::time::{Duration, Instant};
 
 use redis::Script;
 use serde::{Deserialize, Serialize};
 
 use crate::kv::Kv;
 
-/// The limiter functions (`window_admit`, `bucket_admit`, `now_ms`), to
+/// The limiter functions (`window_lease`, `window_admit`, `bucket_lease`, `now_ms`), to
 /// prepend to a script that limits.
 pub const LUA: &str = include_str!("../../lua/ratelimit.lua");
 
@@ -53,9 +62,30 @@ pub enum Limit {
     Bucket { capacity: u32, per_second: f64 },
 }
 
+/// The most requests one lease takes.
+pub const LEASE_MOST: u32 = 100;
+
 impl Limit {
     fn same_kind(self, other: Limit) -> bool {
         std::mem::discriminant(&self) == std::mem::discriminant(&other)
+    }
+
+    /// Requests one lease takes: a tenth of the limit, 1 to [`LEASE_MOST`]
+    /// (a limit of 19 or fewer is counted in Redis request by request).
+    pub fn lease_size(self) -> u32 {
+        let most = match self {
+            Limit::Window { max, .. } => max,
+            Limit::Bucket { capacity, .. } => capacity,
+        };
+        (most / 10).clamp(1, LEASE_MOST)
+    }
+
+    /// How long a lease may be spent: the window, or a bucket's full refill.
+    pub fn lease_life(self) -> Duration {
+        match self {
+            Limit::Window { window_ms, .. } => Duration::from_millis(window_ms),
+            Limit::Bucket { capacity, per_second } => Duration::from_secs_f64(f64::from(capacity) / per_second),
+        }
     }
 }
 
@@ -262,11 +292,19 @@ impl Decision {
     }
 }
 
-/// Counts one request against every `(key, limit)` at once: it passes only
-/// if all admit it. The limits must be of one kind (as [`Rules`] ensures).
+/// Counts one request against every `(key, limit)` at once, in Redis: it
+/// passes only if all admit it. The limits must be of one kind (as [`Rules`]
+/// ensures).
 pub async fn check(kv: &Kv, counted: &[(String, Limit)]) -> redis::RedisResult<Decision> {
-    let Some((_, first)) = counted.first() else {
-        return Ok(Decision::Pass);
+    let wanted: Vec<_> = counted.iter().map(|(key, limit)| (key.as_str(), *limit, 1)).collect();
+    Ok(take(kv, &wanted).await?.map_or_else(Decision::from_wait_ms, |_| Decision::Pass))
+}
+
+/// One script call: takes `want` requests' worth from each limit, all or
+/// none. `Ok(Ok(grants))` (each at least 1), or `Ok(Err(ms to wait))`.
+async fn take(kv: &Kv, wanted: &[(&str, Limit, u32)]) -> redis::RedisResult<Result<Vec<u32>, i64>> {
+    let Some((_, first, _)) = wanted.first() else {
+        return Ok(Ok(Vec::new()));
     };
     let mut invocation = match first {
         Limit::Window { .. } => {
@@ -276,15 +314,90 @@ pub async fn check(kv: &Kv, counted: &[(String, Limit)]) -> redis::RedisResult<D
         }
         Limit::Bucket { .. } => BUCKET.prepare_invoke(),
     };
-    for (key, limit) in counted {
+    for &(key, limit, want) in wanted {
         invocation.key(key);
-        match *limit {
-            Limit::Window { window_ms, max } => invocation.arg(window_ms).arg(max),
-            Limit::Bucket { capacity, per_second } => invocation.arg(capacity).arg(per_second),
+        match limit {
+            Limit::Window { window_ms, max } => invocation.arg(window_ms).arg(max).arg(want),
+            Limit::Bucket { capacity, per_second } => invocation.arg(capacity).arg(per_second).arg(want),
         };
     }
-    let wait_ms: i64 = invocation.invoke_async(&mut kv.conn()).await?;
-    Ok(Decision::from_wait_ms(wait_ms))
+    let answer: Vec<i64> = invocation.invoke_async(&mut kv.conn()).await?;
+    Ok(match answer.split_first() {
+        Some((0, grants)) => Ok(grants.iter().map(|&g| g.max(1) as u32).collect()),
+        Some((&wait, _)) => Err(wait),
+        None => Err(1),
+    })
+}
+
+/// The leases this instance holds, one per limit key, at most `keys` of
+/// them (the least used go first; a lease dropped early only wastes its
+/// credits), so clients sending made-up keys cannot grow it without bound.
+pub struct Leases {
+    held: moka::sync::Cache<String, Arc<Mutex<Lease>>>,
+}
+
+#[derive(Debug, Default)]
+struct Lease {
+    left: u32,
+    until: Option<Instant>,
+}
+
+impl Lease {
+    fn take_one(&mut self, now: Instant) -> bool {
+        let live = self.left > 0 && self.until.is_some_and(|until| now < until);
+        if live {
+            self.left -= 1;
+        }
+        live
+    }
+}
+
+impl Leases {
+    pub fn new(keys: u64) -> Self {
+        Self { held: moka::sync::Cache::builder().max_capacity(keys).build() }
+    }
+
+    /// Counts one request against every `(key, limit)`, as [`check`] does,
+    /// from this instance's leases where it holds credit, and takes a new
+    /// lease in Redis (one script call for all) for the rest. A refused
+    /// request gives back what it took from memory.
+    pub async fn admit(&self, kv: &Kv, counted: &[(String, Limit)]) -> redis::RedisResult<Decision> {
+        let now = Instant::now();
+        let mut spent = Vec::new();
+        let mut short = Vec::new();
+        for (key, limit) in counted {
+            let lease = self.held.get_with_by_ref(key, Default::default);
+            let took = lease.lock().unwrap_or_else(|e| e.into_inner()).take_one(now);
+            if took {
+                spent.push(lease);
+            } else {
+                short.push((key.as_str(), *limit, lease));
+            }
+        }
+        if short.is_empty() {
+            return Ok(Decision::Pass);
+        }
+        let wanted: Vec<_> = short.iter().map(|(key, limit, _)| (*key, *limit, limit.lease_size())).collect();
+        let grants = match take(kv, &wanted).await {
+            Ok(Ok(grants)) => grants,
+            other => {
+                for lease in spent {
+                    lease.lock().unwrap_or_else(|e| e.into_inner()).left += 1;
+                }
+                return other.map(|refused| Decision::from_wait_ms(refused.err().unwrap_or(1)));
+            }
+        };
+        for ((_, limit, lease), granted) in short.iter().zip(grants) {
+            let mut lease = lease.lock().unwrap_or_else(|e| e.into_inner());
+            // Credits of a lease taken meanwhile keep their own, earlier end.
+            if lease.until.is_some_and(|until| now < until) {
+                lease.left += granted - 1;
+            } else {
+                *lease = Lease { left: granted - 1, until: Some(now + limit.lease_life()) };
+            }
+        }
+        Ok(Decision::Pass)
+    }
 }
 
 #[cfg(test)]

@@ -72,6 +72,72 @@ impl PrivateRedis {
     }
 }
 
+impl PrivateRedis {
+    /// Starts watching every command the server runs (`MONITOR`), to
+    /// count what one request costs.
+    pub async fn monitor(&self) -> Monitor {
+        use std::io::{BufRead, Write};
+        let mut stream = std::net::TcpStream::connect(("127.0.0.1", self.port)).expect("connect for MONITOR");
+        stream.write_all(b"MONITOR\r\n").unwrap();
+        let lines = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let sink = std::sync::Arc::clone(&lines);
+        let reader = stream.try_clone().unwrap();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(reader).lines().map_while(Result::ok) {
+                sink.lock().unwrap_or_else(|p| p.into_inner()).push(line);
+            }
+        });
+        let client = redis::Client::open(self.url()).unwrap();
+        let conn = client.get_multiplexed_async_connection().await.unwrap();
+        let mut monitor = Monitor { stream, lines, conn, marks: 0, seen: 0 };
+        monitor.take().await;
+        monitor
+    }
+}
+
+/// Commands a Redis server ran for its clients, read from `MONITOR`:
+/// commands a script runs are left out (a script is one command), and so
+/// is the node lease a process renews in the background.
+pub struct Monitor {
+    stream: std::net::TcpStream,
+    lines: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+    conn: redis::aio::MultiplexedConnection,
+    marks: u64,
+    seen: usize,
+}
+
+impl Monitor {
+    /// The commands run since the last call (or the start): sends a marker
+    /// and returns what came before it.
+    pub async fn take(&mut self) -> Vec<String> {
+        self.marks += 1;
+        let mark = format!("cityhub-mark-{}", self.marks);
+        let _: String = redis::cmd("ECHO").arg(&mark).query_async(&mut self.conn).await.unwrap();
+        let quoted = format!("\"ECHO\" \"{mark}\"");
+        let found = crate::eventually(std::time::Duration::from_secs(10), || async {
+            self.lines.lock().unwrap_or_else(|p| p.into_inner())[self.seen..].iter().any(|l| l.contains(&quoted))
+        })
+        .await;
+        assert!(found, "MONITOR did not show the marker");
+        let lines = self.lines.lock().unwrap_or_else(|p| p.into_inner());
+        let end = self.seen + lines[self.seen..].iter().position(|l| l.contains(&quoted)).expect("found");
+        let taken = lines[self.seen..end]
+            .iter()
+            .filter(|l| !l.contains(" lua] ") && !l.contains("\"ECHO\" \"cityhub-mark-") && !l.contains("ids:node:"))
+            .filter(|l| l.starts_with('+') && l.as_str() != "+OK")
+            .cloned()
+            .collect();
+        self.seen = end + 1;
+        taken
+    }
+}
+
+impl Drop for Monitor {
+    fn drop(&mut self) {
+        let _ = self.stream.shutdown(std::net::Shutdown::Both);
+    }
+}
+
 impl Drop for PrivateRedis {
     fn drop(&mut self) {
         if let Some(mut child) = self.child.take() {

@@ -6,6 +6,7 @@ mod app;
 
 mod auth;
 mod buckets;
+mod budgets;
 mod compose;
 mod connections;
 mod console;

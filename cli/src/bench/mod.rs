@@ -139,6 +139,11 @@ pub struct Round {
     p3_ratio: f64,
     p3_voucher_rps: f64,
     p3_voucher_ratio: f64,
+    /// The shop read from many client addresses, on the instance with
+    /// limits on and on the one without, and the first over the second.
+    p3_limited_rps: f64,
+    p3_unlimited_rps: f64,
+    p3_limited_ratio: f64,
     p4_worker_rows_per_s: f64,
     p4_raw_rows_per_s: f64,
     p4_ratio: f64,
@@ -302,6 +307,10 @@ fn sale_plan(api: &str, users: usize, requests: usize, concurrency: usize, stock
     }
 }
 
+/// Client addresses the P3 read with limits comes from: at 20k reads/s,
+/// 10 a second each, a tenth of `limits.reads`' default.
+const P3_ADDRESSES: usize = 2000;
+
 /// The two API instances: without limits, and with them.
 struct Apis {
     plain: String,
@@ -413,6 +422,11 @@ async fn one_round(
     let p3_shop = tools::wrk_get(&api, &format!("/shops/{hot_shop}"), args.p3_seconds, args).await?;
     let p3_voucher = tools::wrk_get(&api, &format!("/vouchers/{hot_voucher}"), args.p3_seconds, args).await?;
     let p3_trivial = tools::wrk_get(&api, "/healthz", args.p3_seconds, args).await?;
+    // The same read with `limits.reads` on, each request from one of many
+    // client addresses (each far below its limit), against limits off.
+    let hot_path = format!("/shops/{hot_shop}");
+    let p3_unlimited = tools::wrk_get_from(&apis.plain, &hot_path, args.p3_seconds, args, P3_ADDRESSES).await?;
+    let p3_limited = tools::wrk_get_from(&apis.limited, &hot_path, args.p3_seconds, args, P3_ADDRESSES).await?;
 
     // P2: every request wins; HTTP to MySQL with the worker running.
     let p2 = plan(args.orders, args.orders, args.accepted_concurrency, args.orders as u32, offset + 1_000_000);
@@ -480,6 +494,9 @@ async fn one_round(
         p3_shop_rps: p3_shop,
         p3_trivial_rps: p3_trivial,
         p3_ratio: p3_shop / p3_trivial,
+        p3_limited_rps: p3_limited,
+        p3_unlimited_rps: p3_unlimited,
+        p3_limited_ratio: p3_limited / p3_unlimited,
         p3_voucher_rps: p3_voucher,
         p3_voucher_ratio: p3_voucher / p3_trivial,
         p4_worker_rows_per_s: worker_rate,

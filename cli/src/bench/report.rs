@@ -40,6 +40,9 @@ pub fn median(rounds: &[Round]) -> Round {
         p3_ratio: m(|r| r.p3_ratio),
         p3_voucher_rps: m(|r| r.p3_voucher_rps),
         p3_voucher_ratio: m(|r| r.p3_voucher_ratio),
+        p3_limited_rps: m(|r| r.p3_limited_rps),
+        p3_unlimited_rps: m(|r| r.p3_unlimited_rps),
+        p3_limited_ratio: m(|r| r.p3_limited_ratio),
         p4_worker_rows_per_s: m(|r| r.p4_worker_rows_per_s),
         p4_raw_rows_per_s: m(|r| r.p4_raw_rows_per_s),
         p4_ratio: m(|r| r.p4_ratio),
@@ -128,6 +131,10 @@ pub fn write_markdown(path: &std::path::Path, o: &Output) -> anyhow::Result<()> 
     md.push_str(&format!(
         "| P3 shop read (L1 hit) | {:.0} req/s `GET /shops/{{id}}` | {:.0} req/s `GET /healthz`, same wrk load | **{:.2}** | >= 0.8 |\n",
         m.p3_shop_rps, m.p3_trivial_rps, m.p3_ratio
+    ));
+    md.push_str(&format!(
+        "| P3 shop read with limits on | {:.0} req/s `GET /shops/{{id}}`, `limits.reads` on, {} client addresses | {:.0} req/s, the same load with limits off | **{:.2}** | >= 0.90 |\n",
+        m.p3_limited_rps, super::P3_ADDRESSES, m.p3_unlimited_rps, m.p3_limited_ratio
     ));
     md.push_str(&format!(
         "| P3 voucher page (details an L1 hit, units left one Redis read) | {:.0} req/s `GET /vouchers/{{id}}` | {:.0} req/s `GET /healthz`, same wrk load | **{:.2}** | none: one Redis read a view, by design |\n",
@@ -221,10 +228,10 @@ pub fn write_markdown(path: &std::path::Path, o: &Output) -> anyhow::Result<()> 
         ));
     }
     md.push('\n');
-    md.push_str("## Rounds\n\n| round | P1 req/s | EVALSHA/s | P1 ratio | P1 limited req/s | limited/P1 | P2 orders/s | P2 limit | P2 ratio | P2 drain s | P3 shop req/s | P3 trivial req/s | P3 ratio | P3 voucher req/s | P3 voucher ratio | P4 worker rows/s | P4 raw rows/s | P4 ratio | P4b ratio | P4 large rows/s | P2 HTTP req/s | RSS MB start/end | heap MB start/end | RSS MB round end | P6 computed / cached / ref ms |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    md.push_str("## Rounds\n\n| round | P1 req/s | EVALSHA/s | P1 ratio | P1 limited req/s | limited/P1 | P2 orders/s | P2 limit | P2 ratio | P2 drain s | P3 shop req/s | P3 trivial req/s | P3 ratio | P3 voucher req/s | P3 voucher ratio | P3 limited/unlimited | P4 worker rows/s | P4 raw rows/s | P4 ratio | P4b ratio | P4 large rows/s | P2 HTTP req/s | RSS MB start/end | heap MB start/end | RSS MB round end | P6 computed / cached / ref ms |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (i, r) in o.rounds.iter().enumerate() {
         md.push_str(&format!(
-            "| {} | {:.0} | {:.0} | {:.2} | {:.0} | {:.2} | {:.0} | {:.0} | {:.2} | {:.2} | {:.0} | {:.0} | {:.2} | {:.0} | {:.2} | {:.0} | {:.0} | {:.2} | {:.2} | {:.0} | {:.0} | {:.1}/{:.1} | {:.1}/{:.1} | {:.1} | {:.1} / {:.2} / {:.2} |\n",
+            "| {} | {:.0} | {:.0} | {:.2} | {:.0} | {:.2} | {:.0} | {:.0} | {:.2} | {:.2} | {:.0} | {:.0} | {:.2} | {:.0} | {:.2} | {:.2} | {:.0} | {:.0} | {:.2} | {:.2} | {:.0} | {:.0} | {:.1}/{:.1} | {:.1}/{:.1} | {:.1} | {:.1} / {:.2} / {:.2} |\n",
             i + 1,
             r.p1_seckill_rps,
             r.p1_evalsha_rps,
@@ -240,6 +247,7 @@ pub fn write_markdown(path: &std::path::Path, o: &Output) -> anyhow::Result<()> 
             r.p3_ratio,
             r.p3_voucher_rps,
             r.p3_voucher_ratio,
+            r.p3_limited_ratio,
             r.p4_worker_rows_per_s,
             r.p4_raw_rows_per_s,
             r.p4_ratio,

@@ -58,12 +58,30 @@ pub async fn wrk(
 /// Requests/s of plain `GET <api><path>` under `wrk` with the P1 connection
 /// count, for `seconds` (P3: the same load generator for both sides).
 pub async fn wrk_get(api: &str, path: &str, seconds: u64, args: &Args) -> anyhow::Result<f64> {
-    let out = tokio::process::Command::new("wrk")
-        .args(["-t2", &format!("-c{}", args.connections), &format!("-d{seconds}s")])
-        .arg(format!("{api}{path}"))
-        .output()
-        .await
-        .context("run wrk (Debian package wrk)")?;
+    let mut wrk = tokio::process::Command::new("wrk");
+    wrk.args(["-t2", &format!("-c{}", args.connections), &format!("-d{seconds}s")]).arg(format!("{api}{path}"));
+    requests_per_sec(&mut wrk, path).await
+}
+
+/// As [`wrk_get`], each request from another of `addresses` client
+/// addresses (`X-Forwarded-For`, which the API trusts from 127.0.0.1).
+pub async fn wrk_get_from(api: &str, path: &str, seconds: u64, args: &Args, addresses: usize) -> anyhow::Result<f64> {
+    let dir = std::env::temp_dir().join(format!("cityhub-wrk-reads-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    let script = dir.join("reads.lua");
+    std::fs::write(&script, include_str!("../../wrk/reads.lua"))?;
+    let mut wrk = tokio::process::Command::new("wrk");
+    wrk.args(["-t2", &format!("-c{}", args.connections), &format!("-d{seconds}s"), "-s"]).arg(&script).arg(api);
+    wrk.args(["--", path, &addresses.to_string()]);
+    let rps = requests_per_sec(&mut wrk, path).await;
+    let _ = std::fs::remove_dir_all(&dir);
+    rps
+}
+
+/// Runs a `wrk` of GETs of `path` and reads its requests/s; any non-2xx
+/// answer fails it.
+async fn requests_per_sec(wrk: &mut tokio::process::Command, path: &str) -> anyhow::Result<f64> {
+    let out = wrk.output().await.context("run wrk (Debian package wrk)")?;
     let text = String::from_utf8_lossy(&out.stdout).to_string();
     anyhow::ensure!(out.status.success(), "wrk failed: {text}{}", String::from_utf8_lossy(&out.stderr));
     anyhow::ensure!(!text.contains("Non-2xx"), "GET {path} answered errors under load: {text}");

@@ -24,6 +24,7 @@
 //! every second, so recovery is measured in seconds, not minutes.
 
 pub mod cluster;
+pub mod hostile;
 pub mod lab;
 pub mod report;
 pub mod shoppers;
@@ -274,6 +275,21 @@ impl Plan {
         })
     }
 
+    /// The sale of a run against `api`: one bucket, the plan's size.
+    fn sale(&self, api: String) -> crate::flash_sale::Plan {
+        crate::flash_sale::Plan {
+            api,
+            users: self.users,
+            requests: self.requests,
+            concurrency: self.concurrency,
+            stock: self.stock,
+            buckets: 1,
+            drain_timeout: self.recover_timeout_secs,
+            user_offset: 0,
+            quiet: true,
+        }
+    }
+
     /// The scenarios to run: the chosen ones, else every one.
     pub fn scenarios(&self) -> Vec<Scenario> {
         if self.scenarios.is_empty() {
@@ -414,17 +430,7 @@ pub async fn run_scenario(base: &Settings, plan: &Plan, scenario: Scenario) -> a
     let settings = platform.settings.clone();
     let services = cityhub_core::Services::connect(&settings).await?;
     let (db, kv) = (services.db.clone(), services.kv.clone());
-    let sale = crate::flash_sale::Plan {
-        api: cluster.as_ref().map_or_else(|| platform.base(), |c| c.parts.base()),
-        users: plan.users,
-        requests: plan.requests,
-        concurrency: plan.concurrency,
-        stock: plan.stock,
-        buckets: 1,
-        drain_timeout: plan.recover_timeout_secs,
-        user_offset: 0,
-        quiet: true,
-    };
+    let sale = plan.sale(cluster.as_ref().map_or_else(|| platform.base(), |c| c.parts.base()));
     let voucher = crate::flash_sale::create_voucher(&settings, &sale).await?;
     let auth = services.auth.clone();
     let users = crate::users::create(&auth, 0, plan.users).await?;

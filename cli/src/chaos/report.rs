@@ -1,6 +1,7 @@
 //! The chaos report: a table on the terminal as each scenario ends, and
-//! `CHAOS.md` rendered from `CHAOS.json`, whose two parts (the scenarios
-//! and the soak) are each replaced only by a run of their own kind. A run
+//! `CHAOS.md` rendered from `CHAOS.json`, whose three parts (the scenarios,
+//! the soak and the hostile clients) are each replaced only by a run of
+//! their own kind. A run
 //! of some scenarios at the same settings replaces their rows and keeps the
 //! others'.
 
@@ -8,6 +9,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use super::hostile::HostileRun;
 use super::soak::Soak;
 use super::{Plan, Row};
 
@@ -16,6 +18,8 @@ use super::{Plan, Row};
 pub struct Report {
     pub scenarios: Option<Scenarios>,
     pub soak: Option<Soak>,
+    #[serde(default)]
+    pub hostile: Option<HostileRun>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -234,6 +238,9 @@ fn render(r: &Report) -> String {
     }
     if let Some(soak) = &r.soak {
         md.push_str(&soak.markdown());
+    }
+    if let Some(hostile) = &r.hostile {
+        md.push_str(&hostile.markdown());
     }
     md
 }

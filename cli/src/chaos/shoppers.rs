@@ -48,12 +48,14 @@ impl Answer {
     }
 }
 
-/// One request: when it was answered (since the stampede began), by whom, what.
+/// One request: when it was answered (since the stampede began), by whom,
+/// what, and how long the answer took.
 #[derive(Debug, Clone)]
 pub struct Record {
     pub at: Duration,
     pub user_id: UserId,
     pub answer: Answer,
+    pub took: Duration,
 }
 
 /// The stampede's shared state: live counters for the fault driver and
@@ -70,6 +72,9 @@ pub struct Shoppers {
     follows: Mutex<Vec<Record>>,
     tokens: Vec<Mutex<Issued>>,
     auth: Auth,
+    /// Each shopper comes from an address of their own, through a trusted
+    /// proxy (`X-Forwarded-For`), as behind a real balancer.
+    proxied: bool,
 }
 
 /// How fast and how much.
@@ -92,7 +97,16 @@ impl Shoppers {
             follows: Mutex::new(Vec::new()),
             tokens: users.into_iter().map(Mutex::new).collect(),
             auth,
+            proxied: false,
         })
+    }
+
+    /// Shoppers each from an address of their own ([`shopper_address`]),
+    /// through a trusted proxy.
+    pub fn proxied(users: Vec<Issued>, auth: Auth) -> Arc<Self> {
+        let mut this = Self::new(users, auth);
+        Arc::get_mut(&mut this).expect("new").proxied = true;
+        this
     }
 
     /// 202s so far.
@@ -144,7 +158,9 @@ impl Shoppers {
     }
 
     async fn fire(&self, http: &reqwest::Client, url: &str, user: usize) {
+        let sent = Instant::now();
         let answer = self.send(user, http.post(url)).await;
+        let took = sent.elapsed();
         match &answer {
             Answer::Accepted(_) => {
                 self.accepted.fetch_add(1, Ordering::Relaxed);
@@ -154,7 +170,7 @@ impl Shoppers {
             }
             _ => {}
         }
-        let record = Record { at: self.started.elapsed(), user_id: self.user_id(user), answer };
+        let record = Record { at: self.started.elapsed(), user_id: self.user_id(user), answer, took };
         self.records.lock().unwrap_or_else(|p| p.into_inner()).push(record);
     }
 
@@ -168,6 +184,10 @@ impl Shoppers {
         let (token, session) = {
             let issued = self.tokens[user].lock().unwrap_or_else(|p| p.into_inner());
             (issued.token.clone(), issued.session)
+        };
+        let request = match self.proxied {
+            true => request.header("x-forwarded-for", shopper_address(user)),
+            false => request,
         };
         let answer = match request.bearer_auth(&token).send().await {
             Err(err) if err.is_connect() => Answer::NotConnected,
@@ -214,8 +234,10 @@ impl Shoppers {
                 let request = if round % 2 == 0 { http.put(url) } else { http.delete(url) };
                 let this = Arc::clone(&self);
                 async move {
+                    let sent = Instant::now();
                     let answer = this.send(user, request).await;
-                    let record = Record { at: this.started.elapsed(), user_id: this.user_id(user), answer };
+                    let took = sent.elapsed();
+                    let record = Record { at: this.started.elapsed(), user_id: this.user_id(user), answer, took };
                     this.follows.lock().unwrap_or_else(|p| p.into_inner()).push(record);
                 }
             },
@@ -227,7 +249,7 @@ impl Shoppers {
 /// Starts `request(i)` for i = 0, 1, … at `rate` a second, at most
 /// `concurrency` at once, while `more(i)` holds and `stop` is not cancelled;
 /// returns once every request started has ended.
-async fn paced<R>(
+pub async fn paced<R>(
     rate: u32,
     concurrency: usize,
     stop: &CancellationToken,
@@ -257,6 +279,12 @@ where
     }
     while tasks.join_next().await.is_some() {}
     Ok(())
+}
+
+/// Shopper `user`'s own address: 10.x.y.z, one per shopper (up to 2^24).
+pub fn shopper_address(user: usize) -> String {
+    let n = user as u32 + 1;
+    format!("10.{}.{}.{}", (n >> 16) & 0xff, (n >> 8) & 0xff, n & 0xff)
 }
 
 /// How many shoppers after them each shopper follows in turn.

@@ -307,3 +307,49 @@ async fn chaos_cluster_one_worker_killed_the_other_drains() {
     let f = &row.faults[0];
     assert!(f.to_s - f.from_s >= 2.0, "the worker stayed down: {f:?}");
 }
+
+/// A hostile scenario at small size: the sale runs 10 s beside the hostile
+/// client (200 requests/s from 1,000 addresses), limits on.
+async fn hostile(scenario: chaos::hostile::Hostile) -> chaos::hostile::HostileRow {
+    let plan = Plan { users: 100, requests: 2000, stock: 40, rate: 200, ..small() };
+    let hostile = chaos::hostile::HostilePlan {
+        scenarios: vec![scenario],
+        hostile_rate: 200,
+        hostile_addresses: 1000,
+        idle_connections: 200,
+        scraper_accounts: 20,
+    };
+    let row = chaos::hostile::run_scenario(&Settings::defaults(), &plan, &hostile, scenario).await.expect("it runs");
+    let t = &row.tally;
+    assert_eq!((t.oversold, t.duplicate_buyers, t.lost, t.stranded, t.unexplained), (0, 0, 0, 0, 0), "{row:#?}");
+    assert_eq!(t.stored, 40, "every unit sold: {row:#?}");
+    assert!(row.hostile_requests > 1000, "the hostile client ran: {row:#?}");
+    assert!(row.login_s.is_some_and(|s| s <= 60.0), "the targeted shopper logged in: {row:#?}");
+    let mysql = row.mysql_per_request.expect("measured");
+    assert!(mysql <= chaos::hostile::MYSQL_PER_REQUEST_MAX, "{mysql} MySQL statements per hostile request");
+    assert!(row.series.1 <= row.series.0 + chaos::hostile::SERIES_SLACK, "metric series grew: {:?}", row.series);
+    row
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chaos_hostile_login_griefer_from_a_thousand_addresses_cannot_keep_the_targeted_shopper_out() {
+    let row = hostile(chaos::hostile::Hostile::LoginGriefer).await;
+    let got = |label: &str| row.hostile_answers.get(label).copied().unwrap_or(0);
+    assert!(
+        got("422 invalid_body") > 0 && got("200") > 0 && got("403 proof_required") > 0,
+        "{:?}",
+        row.hostile_answers
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chaos_hostile_fuzzer_adds_no_metric_series_and_costs_no_mysql_work() {
+    let row = hostile(chaos::hostile::Hostile::Fuzzer).await;
+    assert!(row.hostile_answers.keys().any(|l| l.starts_with("431")), "{:?}", row.hostile_answers);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chaos_hostile_token_sprayer_costs_no_mysql_work() {
+    let row = hostile(chaos::hostile::Hostile::TokenSprayer).await;
+    assert!(row.hostile_answers.get("401 unauthorized").is_some_and(|n| *n > 1000), "{:?}", row.hostile_answers);
+}

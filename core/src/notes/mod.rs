@@ -21,6 +21,8 @@
 
 pub mod feed;
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::{Arc, LazyLock};
 
 use chrono::{DateTime, Utc};
@@ -200,9 +202,28 @@ macro_rules! loader {
     }};
 }
 
+/// Notes by id, one at a time or a page's misses in one query.
+struct NoteLoader(MySqlPool);
+
+impl cityhub_platform::cache::Loader<NoteId, Note> for NoteLoader {
+    fn load<'a>(
+        &'a self,
+        id: &'a NoteId,
+    ) -> Pin<Box<dyn Future<Output = Result<Option<Note>, LoadError>> + Send + 'a>> {
+        Box::pin(async move { load_note(&self.0, *id).await.map_err(|e| Box::new(e) as LoadError) })
+    }
+
+    fn load_many<'a>(
+        &'a self,
+        ids: &'a [NoteId],
+    ) -> Option<Pin<Box<dyn Future<Output = Result<Vec<Option<Note>>, LoadError>> + Send + 'a>>> {
+        Some(Box::pin(async move { load_notes(&self.0, ids).await.map_err(|e| Box::new(e) as LoadError) }))
+    }
+}
+
 impl Notes {
     pub fn new(db: MySqlPool, kv: Kv, caches: &Caches, settings: &NoteSettings, cache: &CacheSettings) -> Self {
-        let notes = Cache::new(spec("notes", settings.cache_ttl_secs), caches, loader!(db, load_note));
+        let notes = Cache::new(spec("notes", settings.cache_ttl_secs), caches, NoteLoader(db.clone()));
         let by_shop = Cache::new(spec("shop_notes", settings.cache_ttl_secs), caches, loader!(db, load_shop_notes));
         let hot = Cache::new(spec("hot_notes", settings.hot_ttl_secs), caches, loader!(db, load_hot_page));
         let (rebuild_lease, rebuild_wait) = (cache.lock_lease_ms, cache.wait_ms);
@@ -454,6 +475,20 @@ async fn load_note(db: &MySqlPool, id: NoteId) -> Result<Option<Note>, sqlx::Err
     let sql = format!("SELECT {NOTE_COLUMNS} FROM notes WHERE id = ?");
     let row: Option<NoteRow> = sqlx::query_as(&sql).bind(id).fetch_optional(db).await?;
     Ok(row.map(|r| note(r).0))
+}
+
+/// Notes `ids` in one query, in order (`None` for one that does not exist).
+async fn load_notes(db: &MySqlPool, ids: &[NoteId]) -> Result<Vec<Option<Note>>, sqlx::Error> {
+    let mut select = sqlx::QueryBuilder::<sqlx::MySql>::new(format!("SELECT {NOTE_COLUMNS} FROM notes WHERE id IN ("));
+    let mut list = select.separated(", ");
+    for id in ids {
+        list.push_bind(*id);
+    }
+    select.push(")");
+    let rows: Vec<NoteRow> = select.build_query_as().fetch_all(db).await?;
+    let by_id: std::collections::HashMap<NoteId, Note> =
+        rows.into_iter().map(|r| note(r).0).map(|n| (n.id, n)).collect();
+    Ok(ids.iter().map(|id| by_id.get(id).cloned()).collect())
 }
 
 async fn load_shop_notes(db: &MySqlPool, shop: ShopId) -> Result<Option<Vec<NoteSummary>>, sqlx::Error> {

@@ -91,6 +91,17 @@ pub type LoadError = Box<dyn std::error::Error + Send + Sync>;
 /// Reads one entry from the source of truth; `None` when it does not exist.
 pub trait Loader<K, V>: Send + Sync + 'static {
     fn load<'a>(&'a self, key: &'a K) -> Pin<Box<dyn Future<Output = Result<Option<V>, LoadError>> + Send + 'a>>;
+
+    /// Loads every key of `keys` in one go (one query), in order, if this
+    /// loader can; [`Cache::get_many`] then rebuilds a page's misses with
+    /// it instead of key by key.
+    #[allow(clippy::type_complexity)]
+    fn load_many<'a>(
+        &'a self,
+        _keys: &'a [K],
+    ) -> Option<Pin<Box<dyn Future<Output = Result<Vec<Option<V>>, LoadError>> + Send + 'a>>> {
+        None
+    }
 }
 
 /// What a cache key must be: cheap to clone, printable for Redis, and
@@ -322,6 +333,16 @@ where
                 found[i] = Some(entry);
             }
         }
+        let missing: Vec<usize> = (0..keys.len()).filter(|&i| found[i].is_none()).collect();
+        if missing.len() > 1 && inner.spec.bloom.is_none() {
+            let wanted: Vec<K> = missing.iter().map(|&i| keys[i].clone()).collect();
+            if let Some(entries) = self.load_and_store_many(&wanted).await? {
+                for (&i, entry) in missing.iter().zip(entries) {
+                    inner.l1.insert(keys[i].clone(), entry.clone()).await;
+                    found[i] = Some(entry);
+                }
+            }
+        }
         let mut values = Vec::with_capacity(keys.len());
         for (key, entry) in keys.iter().zip(found) {
             let entry = match entry {
@@ -528,6 +549,39 @@ where
         let Some(bloom) = &self.inner.spec.bloom else { return Ok(false) };
         let bits: Vec<u8> = bloom.check(key.to_string().as_bytes()).query_async(&mut self.inner.kv.conn()).await?;
         Ok(Bloom::refuses(&bits))
+    }
+
+    /// Loads `keys` from the source of truth in one go, when the loader
+    /// can, and writes them to L2 in one round trip. No rebuild lock is
+    /// taken: the lock keeps a stampede off one key, while a batch costs its
+    /// reader one query whatever others do. `None` when the loader cannot.
+    async fn load_and_store_many(&self, keys: &[K]) -> Result<Option<Vec<Entry<V>>>, CacheError> {
+        let inner = &self.inner;
+        let Some(load) = inner.loader.load_many(keys) else { return Ok(None) };
+        let loaded = load.await.map_err(|err| {
+            inner.counters.rebuild_failures.increment(1);
+            CacheError::Load(Arc::new(err))
+        })?;
+        inner.counters.rebuilds.increment(keys.len() as u64);
+        let mut sets = Vec::with_capacity(keys.len());
+        let mut entries = Vec::with_capacity(keys.len());
+        for (key, value) in keys.iter().zip(loaded) {
+            let ttl = match value {
+                Some(_) => self.jittered(inner.spec.ttl),
+                None => self.jittered(inner.settings.null_ttl_secs),
+            };
+            let envelope = Envelope { expires_ms: crate::now_ms() + ttl, value };
+            let mut set = redis::cmd("SET");
+            set.arg(inner.kv.keys.cache_entry(inner.spec.name, &key.to_string()));
+            set.arg(serde_json::to_vec(&envelope).expect("cache values serialize"));
+            if envelope.value.is_none() {
+                set.arg("PX").arg(ttl);
+            }
+            sets.push(set);
+            entries.push(Entry { value: envelope.value.map(Arc::new), expires_ms: envelope.expires_ms });
+        }
+        inner.kv.conn().query_each(sets).await?;
+        Ok(Some(entries))
     }
 
     /// Loads `key` from the source of truth and writes it to L2: a value

@@ -81,3 +81,78 @@ async fn a_token_bucket_passes_its_capacity_at_once_then_its_rate() {
     assert!((least..=most).contains(&passed), "{passed} tokens came back, expected {least} to {most}");
     assert!(least >= 5, "the batches were a second apart");
 }
+
+async fn admit_all(leases: &ratelimit::Leases, kv: &Kv, counted: &[(String, Limit)], n: usize) -> usize {
+    let mut passed = 0;
+    for _ in 0..n {
+        if leases.admit(kv, counted).await.unwrap() == Decision::Pass {
+            passed += 1;
+        }
+    }
+    passed
+}
+
+async fn entries(kv: &Kv, key: &str) -> u64 {
+    redis::cmd("ZCARD").arg(key).query_async(&mut kv.conn()).await.unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lease_takes_a_tenth_of_a_window_at_once_and_two_instances_never_pass_more_than_its_max() {
+    let env = TestEnv::new();
+    let kv = env.kv().await;
+    // A window far longer than the test: every request falls in one window.
+    let limit = Limit::Window { window_ms: 600_000, max: 50 };
+    let key = format!("{}limit:test:lease", kv.keys.prefix());
+    let counted = [(key.clone(), limit)];
+    let (a, b) = (ratelimit::Leases::new(100), ratelimit::Leases::new(100));
+
+    assert_eq!(admit_all(&a, &kv, &counted, 1).await, 1);
+    assert_eq!(entries(&kv, &key).await, 5, "one script call counted a lease of five");
+    assert_eq!(admit_all(&a, &kv, &counted, 4).await, 4);
+    assert_eq!(entries(&kv, &key).await, 5, "four more spent the lease in memory");
+
+    // Two instances racing for the rest: together they pass exactly the 45
+    // left, and the window holds exactly its max.
+    let (ka, kb) = (kv.clone(), kv.clone());
+    let (ca, cb) = (counted.clone(), counted.clone());
+    let (pa, pb) = tokio::join!(admit_all(&a, &ka, &ca, 100), admit_all(&b, &kb, &cb, 100));
+    assert_eq!(pa + pb, 45, "{pa} + {pb} passed");
+    assert_eq!(entries(&kv, &key).await, 50);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_refused_by_one_limit_gives_back_the_credit_it_took_from_another() {
+    let env = TestEnv::new();
+    let kv = env.kv().await;
+    let wide = (format!("{}limit:{{test}}:wide", kv.keys.prefix()), Limit::Window { window_ms: 600_000, max: 100 });
+    let narrow = (format!("{}limit:{{test}}:narrow", kv.keys.prefix()), Limit::Window { window_ms: 600_000, max: 1 });
+    let leases = ratelimit::Leases::new(100);
+    let both = [wide.clone(), narrow.clone()];
+
+    assert_eq!(admit_all(&leases, &kv, &both, 1).await, 1, "the first request passes both");
+    assert_eq!(entries(&kv, &wide.0).await, 10, "a lease of ten on the wide limit");
+    assert_eq!(admit_all(&leases, &kv, &both, 20).await, 0, "the narrow limit refuses the rest");
+
+    // The wide lease still holds its nine credits: nine requests pass from
+    // memory, and only the tenth takes a new lease.
+    let wide_only = [wide.clone()];
+    assert_eq!(admit_all(&leases, &kv, &wide_only, 9).await, 9);
+    assert_eq!(entries(&kv, &wide.0).await, 10, "the refused requests gave their credit back");
+    assert_eq!(admit_all(&leases, &kv, &wide_only, 1).await, 1);
+    assert_eq!(entries(&kv, &wide.0).await, 20);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bucket_lease_takes_its_tokens_at_once_and_the_bucket_still_passes_no_more_than_its_capacity() {
+    let env = TestEnv::new();
+    let kv = env.kv().await;
+    // Refilling one token in 100 s: the test sees a full bucket and no refill.
+    let limit = Limit::Bucket { capacity: 100, per_second: 0.01 };
+    let key = format!("{}limit:test:bucket-lease", kv.keys.prefix());
+    let counted = [(key.clone(), limit)];
+    let leases = ratelimit::Leases::new(100);
+    assert_eq!(admit_all(&leases, &kv, &counted, 1).await, 1);
+    let tokens: f64 = redis::cmd("HGET").arg(&key).arg("tokens").query_async(&mut kv.conn()).await.unwrap();
+    assert!((89.0..=90.1).contains(&tokens), "a lease took ten tokens: {tokens} left");
+    assert_eq!(admit_all(&leases, &kv, &counted, 150).await, 99, "the bucket's capacity, no more");
+}
