@@ -8,7 +8,7 @@ use axum::extract::{FromRef, FromRequest, FromRequestParts, Path, Request};
 use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
 use cityhub_core::auth::operators::is_operator_key;
-use cityhub_core::auth::{Role, Session};
+use cityhub_core::auth::Session;
 use serde::de::DeserializeOwned;
 use validator::Validate;
 
@@ -244,9 +244,9 @@ fn checked<T>(state: &AppState, parts: &Parts, found: Option<T>) -> Result<T, Ap
     })
 }
 
-/// An administrator: an operator key (`cityhub admin key create`), or a
-/// session whose user was made an admin with `cityhub admin grant`. No valid
-/// credential is 401; a shopper's token is 403.
+/// An operator: an operator key (`cityhub admin key create`), the only
+/// credential of the admin routes; no phone login obtains one. No valid
+/// credential is 401; a shopper's session is 403.
 pub struct Admin;
 
 impl<S> FromRequestParts<S> for Admin
@@ -263,10 +263,8 @@ where
             refuse_failing_client(&state, parts)?;
             return checked(&state, parts, state.auth.operator(token).await?.then_some(Self));
         }
-        match session(&state, parts, token).await?.role {
-            Role::Admin => Ok(Self),
-            Role::Shopper => Err(ApiError::Forbidden),
-        }
+        session(&state, parts, token).await?;
+        Err(ApiError::Forbidden)
     }
 }
 

@@ -188,16 +188,11 @@ pub fn budget(method: &Method, path: &str) -> Option<Budget> {
 /// Middleware: counts a request against its route's shared limit (nothing
 /// to look up while limits are off).
 pub async fn enforce(req: Request, next: Next) -> Response {
-    let on = req.extensions().get::<AppState>().is_some_and(|s| s.settings.limits.enabled);
-    let route = on.then(|| req.extensions().get::<MatchedPath>().and_then(|p| budget(req.method(), p.as_str())));
-    let Some(Some(Budget::Shared(route))) = route else {
+    let Some(state) = req.extensions().get::<AppState>().filter(|s| s.settings.limits.enabled).cloned() else {
         return next.run(req).await;
     };
-    limit(route, req, next).await
-}
-
-async fn limit(route: Guarded, req: Request, next: Next) -> Response {
-    let Some(state) = req.extensions().get::<AppState>().cloned() else {
+    let route = req.extensions().get::<MatchedPath>().and_then(|p| budget(req.method(), p.as_str()));
+    let Some(Budget::Shared(route)) = route else {
         return next.run(req).await;
     };
     let Some(rules) = route.rules(&state.settings.limits) else {

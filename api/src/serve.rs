@@ -120,8 +120,9 @@ pub(crate) async fn bounded(
         }
         .into_response();
     };
-    let path = req.extensions().get::<axum::extract::MatchedPath>().map(|p| p.as_str().to_owned());
-    if path.as_deref() == Some(crate::routes::SECKILL) {
+    let seckill =
+        req.extensions().get::<axum::extract::MatchedPath>().is_some_and(|p| p.as_str() == crate::routes::SECKILL);
+    if seckill {
         return next.run(req).await;
     }
     match tokio::time::timeout(bounds.timeout, next.run(req)).await {

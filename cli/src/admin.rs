@@ -1,14 +1,12 @@
-//! `cityhub admin`: operator keys (the credential of operator tools, which
-//! no phone login can obtain), made and revoked with the operator's
-//! database access, never through the API; and the admin role of a phone's
-//! account, granted only by name. A role change takes effect on the user's
-//! live sessions. The CLI's own admin calls (order close, reconcile,
-//! flash-sale, bench) use a key made for the run, never a phone's account.
+//! `cityhub admin`: operator keys, the only credential of the admin routes
+//! and the console (no phone login can obtain one), made and revoked with
+//! the operator's database access, never through the API. The CLI's own
+//! admin calls (order close, reconcile, flash-sale, bench, chaos) use a key
+//! made for the run.
 
 use std::time::Duration;
 
-use anyhow::Context;
-use cityhub_core::auth::{Auth, Phone, Role};
+use cityhub_core::auth::Auth;
 use cityhub_core::config::Settings;
 
 /// How long a key the CLI makes for its own run stays valid.
@@ -16,21 +14,6 @@ const RUN_KEY_TTL: Duration = Duration::from_secs(24 * 3600);
 
 #[derive(Debug, clap::Subcommand)]
 pub enum Action {
-    /// Make the user with this phone an admin (creating the user if needed).
-    Grant {
-        /// The user's phone (6 to 15 digits, optional +).
-        phone: String,
-    },
-    /// Make an admin a shopper again.
-    Revoke {
-        /// The admin's phone.
-        phone: String,
-    },
-    /// Print a fresh bearer token of the admin with this phone.
-    Token {
-        /// The admin's phone.
-        phone: String,
-    },
     /// Operator keys: create, list, revoke.
     #[command(subcommand)]
     Key(KeyAction),
@@ -60,31 +43,9 @@ async fn auth(settings: &Settings) -> anyhow::Result<Auth> {
     Ok(cityhub_core::Services::connect(settings).await?.auth)
 }
 
-fn phone(raw: &str) -> anyhow::Result<Phone> {
-    Phone::parse(raw).with_context(|| format!("{raw:?} is not a phone number (6 to 15 digits, optional +)"))
-}
-
 pub async fn run(settings: &Settings, action: Action) -> anyhow::Result<()> {
     let auth = auth(settings).await?;
     match action {
-        Action::Grant { phone: raw } => {
-            let phone = phone(&raw)?;
-            auth.register(&phone).await?;
-            let session = auth.set_role(&phone, Role::Admin).await?;
-            println!("user {} ({raw}) is an admin", session.user_id);
-        }
-        Action::Revoke { phone: raw } => {
-            let session = auth.set_role(&phone(&raw)?, Role::Shopper).await?;
-            println!("user {} ({raw}) is a shopper", session.user_id);
-        }
-        Action::Token { phone: raw } => {
-            let session = auth.register(&phone(&raw)?).await?;
-            anyhow::ensure!(
-                session.role == Role::Admin,
-                "{raw} is not an admin; run `cityhub admin grant {raw}` first"
-            );
-            println!("{}", auth.issue(session).await?.token);
-        }
         Action::Key(KeyAction::Create { name, days }) => {
             anyhow::ensure!((1..=64).contains(&name.len()), "a key's name is 1 to 64 characters");
             let made = auth.create_operator_key(&name, Duration::from_secs(u64::from(days) * 86_400)).await?;

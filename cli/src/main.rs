@@ -9,7 +9,7 @@
 //! - `cityhub bench`: the benchmark suite, written to `BENCHMARKS.md`.
 //! - `cityhub chaos`: flash sales while processes die, written to `CHAOS.md`.
 //! - `cityhub parked`: list and replay messages the consumers parked.
-//! - `cityhub admin`: grant or revoke the admin role; print an admin's token.
+//! - `cityhub admin key create|list|revoke`: operator keys.
 //! - `cityhub order close`, `cityhub reconcile`: an operator's actions
 //!   through the running API.
 
@@ -99,7 +99,7 @@ enum Command {
         #[command(subcommand)]
         action: parked::Action,
     },
-    /// Grant or revoke the admin role; print an admin's token.
+    /// Operator keys: the credential of the admin routes and the console.
     Admin {
         #[command(subcommand)]
         action: admin::Action,

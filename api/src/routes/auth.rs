@@ -4,7 +4,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::Json;
 use cityhub_core::auth::guard::PROOF_MAX_LEN;
-use cityhub_core::auth::{is_login_code, Phone, Role};
+use cityhub_core::auth::{is_login_code, Phone};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
@@ -122,8 +122,6 @@ pub struct LoginResponse {
     /// Send as `Authorization: Bearer <token>`.
     pub token: String,
     pub user_id: String,
-    #[schema(value_type = String, example = "shopper")]
-    pub role: Role,
     /// Seconds; renewed on every use.
     pub expires_in: u64,
 }
@@ -147,7 +145,6 @@ async fn login(
     Ok(Json(LoginResponse {
         token: issued.token,
         user_id: issued.session.user_id.to_string(),
-        role: issued.session.role,
         expires_in: issued.expires_in.as_secs(),
     }))
 }
@@ -155,8 +152,6 @@ async fn login(
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Me {
     pub user_id: String,
-    #[schema(value_type = String, example = "shopper")]
-    pub role: Role,
 }
 
 /// Ends the caller's session: the token stops working on every API
@@ -178,5 +173,5 @@ async fn logout(Token(token): Token, State(state): State<AppState>) -> Result<St
     responses((status = 200, description = "The logged-in user", body = Me), AuthErrors,
         (status = 503, description = "Dependency unavailable", body = crate::error::ErrorBody)))]
 async fn me(CurrentUser(session): CurrentUser) -> Json<Me> {
-    Json(Me { user_id: session.user_id.to_string(), role: session.role })
+    Json(Me { user_id: session.user_id.to_string() })
 }

@@ -53,8 +53,8 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(orders))
 }
 
-/// The sale console (HTML). It asks for an admin's phone and login code
-/// (or a token from `cityhub admin token`) and reads the admin routes.
+/// The sale console (HTML). It asks for an operator key (`cityhub admin key
+/// create`) and reads the admin routes with it.
 #[utoipa::path(get, path = "/admin/", tag = "admin",
     responses((status = 200, description = "The console page", content_type = "text/html", body = String)))]
 async fn page() -> impl IntoResponse {

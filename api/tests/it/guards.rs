@@ -1,4 +1,4 @@
-//! Guards every route shares: the admin role on every `/admin/*` operation,
+//! Guards every route shares: an operator key on every `/admin/*` operation,
 //! and the rate limits of the routes (the limiter itself is tested in
 //! `platform/tests`).
 

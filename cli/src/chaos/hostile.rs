@@ -51,8 +51,8 @@ pub enum Hostile {
     /// Connections opened and never used, half of them after part of a
     /// request head (slow headers); each one closed is opened again.
     IdleConnections,
-    /// Signed-in accounts, each from its own address, reading made-up user,
-    /// shop and voucher ids and common follows.
+    /// Signed-in accounts, each from its own address, reading the lists of
+    /// made-up user ids and made-up shop and voucher ids.
     Scraper,
 }
 
@@ -83,7 +83,7 @@ impl Hostile {
 pub struct HostilePlan {
     /// A hostile scenario to run (repeatable); none: every one.
     #[arg(long = "hostile-scenario", value_enum)]
-    pub scenarios: Vec<Hostile>,
+    pub hostile_scenarios: Vec<Hostile>,
     /// Requests per second of each hostile client (not the idle connections).
     #[arg(long, default_value_t = 1000, value_parser = crate::positive::<u32>())]
     pub hostile_rate: u32,
@@ -101,10 +101,10 @@ pub struct HostilePlan {
 
 impl HostilePlan {
     pub fn scenarios(&self) -> Vec<Hostile> {
-        if self.scenarios.is_empty() {
+        if self.hostile_scenarios.is_empty() {
             Hostile::EVERY.to_vec()
         } else {
-            self.scenarios.clone()
+            self.hostile_scenarios.clone()
         }
     }
 }
@@ -671,8 +671,8 @@ impl Client {
         }
     }
 
-    /// Lists of made-up users, made-up shops and vouchers, and common
-    /// follows of real ones, round the accounts.
+    /// Lists and common follows of made-up users, made-up shops and
+    /// vouchers, round the accounts.
     fn scraper(&self, i: usize) -> reqwest::RequestBuilder {
         let token = &self.scraper[i % self.scraper.len()];
         let made_up = 9_000_000_000u64 + rand::random::<u32>() as u64;
@@ -681,7 +681,7 @@ impl Client {
             1 => format!("/users/{made_up}/followings?limit=100"),
             2 => format!("/shops/{made_up}"),
             3 => format!("/vouchers/{made_up}"),
-            _ => format!("/users/{}/common-follows?limit=100", i % 1000 + 1),
+            _ => format!("/users/{made_up}/common-follows?limit=100"),
         };
         self.http.get(format!("{}{path}", self.base)).bearer_auth(token)
     }

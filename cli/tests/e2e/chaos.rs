@@ -313,7 +313,7 @@ async fn chaos_cluster_one_worker_killed_the_other_drains() {
 async fn hostile(scenario: chaos::hostile::Hostile) -> chaos::hostile::HostileRow {
     let plan = Plan { users: 100, requests: 2000, stock: 40, rate: 200, ..small() };
     let hostile = chaos::hostile::HostilePlan {
-        scenarios: vec![scenario],
+        hostile_scenarios: vec![scenario],
         hostile_rate: 200,
         hostile_addresses: 1000,
         idle_connections: 200,

@@ -21,13 +21,12 @@
 //! generation it was written under and the row's expiry; a copy of another
 //! generation (Redis came back older: it may hold a session logged out
 //! since) is not trusted and the row is read again. The row's expiry slides
-//! too, at most once per half token TTL. The role is read from `users` with
-//! the row, never stored with the session. Each instance serves a session it
-//! read from memory for `session_cache_ms`; a logout or a role change tells
-//! every instance to drop it at once (Redis pub/sub, the `sessions` channel
-//! of `cityhub_platform::cache`), and the cache's TTL bounds a lost message.
-//! Users are created on first login; admins are made by `cityhub admin
-//! grant`, never through the API.
+//! too, at most once per half token TTL. Each instance serves a session it
+//! read from memory for `session_cache_ms`; a logout tells every instance
+//! to drop it at once (Redis pub/sub, the `sessions` channel of
+//! `cityhub_platform::cache`), and the cache's TTL bounds a lost message.
+//! Users are created on first login, and a session is a shopper's, always:
+//! operators act with operator keys ([`operators`]), which no login obtains.
 
 use std::sync::LazyLock;
 use std::time::Duration;
@@ -51,38 +50,10 @@ use crate::config::AuthSettings;
 use crate::ids::UserId;
 use crate::kv::{CityKeys, Kv};
 
-/// A user's role; admin routes require [`Role::Admin`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Role {
-    Shopper,
-    Admin,
-}
-
-impl Role {
-    /// The `users.role` column value.
-    pub fn as_column(self) -> &'static str {
-        match self {
-            Role::Shopper => "shopper",
-            Role::Admin => "admin",
-        }
-    }
-
-    /// The `users.role` column; anything unknown is treated as a shopper.
-    fn from_column(raw: &str) -> Self {
-        if raw == "admin" {
-            Role::Admin
-        } else {
-            Role::Shopper
-        }
-    }
-}
-
 /// Who is calling, as stored behind a bearer token.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Session {
     pub user_id: UserId,
-    pub role: Role,
 }
 
 /// A phone number: an optional `+` and 6 to 15 digits.
@@ -144,7 +115,6 @@ pub fn scripts() -> [&'static redis::Script; 1] {
 #[derive(Debug, Serialize, Deserialize)]
 struct Cached {
     user_id: UserId,
-    role: Role,
     /// The Redis generation it was written under.
     #[serde(rename = "gen")]
     generation: String,
@@ -163,13 +133,6 @@ pub struct Challenge {
     pub expires_in: Duration,
     /// Zero bits a proof of work needs (0: none needed).
     pub proof_bits: u32,
-}
-
-/// What [`Auth::cache`] found after writing copies: the users' roles and
-/// the sessions whose rows still exist, with their roles, by token hash.
-struct Copied {
-    roles: std::collections::HashMap<UserId, Role>,
-    live: std::collections::HashMap<String, Role>,
 }
 
 /// A freshly issued token.
@@ -306,18 +269,15 @@ impl Auth {
                 row.push_bind(digits).push_bind(format!("user_{}", &digits[digits.len().saturating_sub(4)..]));
             });
             insert.build().execute(&self.db).await?;
-            let mut select =
-                sqlx::QueryBuilder::<sqlx::MySql>::new("SELECT phone, id, role FROM users WHERE phone IN (");
+            let mut select = sqlx::QueryBuilder::<sqlx::MySql>::new("SELECT phone, id FROM users WHERE phone IN (");
             let mut list = select.separated(", ");
             for phone in chunk {
                 list.push_bind(phone.as_str());
             }
             select.push(")");
-            let rows: Vec<(String, UserId, String)> = select.build_query_as().fetch_all(&self.db).await?;
-            let by_phone: std::collections::HashMap<String, Session> = rows
-                .into_iter()
-                .map(|(phone, user_id, role)| (phone, Session { user_id, role: Role::from_column(&role) }))
-                .collect();
+            let rows: Vec<(String, UserId)> = select.build_query_as().fetch_all(&self.db).await?;
+            let by_phone: std::collections::HashMap<String, Session> =
+                rows.into_iter().map(|(phone, user_id)| (phone, Session { user_id })).collect();
             let ids: Vec<UserId> = by_phone.values().map(|s| s.user_id).collect();
             self.known.add(&ids).await?;
             sessions.extend(chunk.iter().map(|phone| by_phone[phone.as_str()]));
@@ -332,8 +292,8 @@ impl Auth {
         for chunk in self.register_many(phones).await?.chunks(1000) {
             let key = self.mac_key().await?;
             let fresh: Vec<(String, Session)> = chunk.iter().map(|&s| (new_token(key), s)).collect();
-            let sessions = self.store(&fresh).await?;
-            issued.extend(fresh.into_iter().zip(sessions).map(|((token, _), session)| Issued {
+            self.store(&fresh).await?;
+            issued.extend(fresh.into_iter().map(|(token, session)| Issued {
                 token,
                 session,
                 expires_in: self.token_ttl,
@@ -345,7 +305,7 @@ impl Auth {
     /// Issues a new bearer token for `session`.
     pub async fn issue(&self, session: Session) -> Result<Issued, AuthError> {
         let token = new_token(self.mac_key().await?);
-        let session = self.store(&[(token.clone(), session)]).await?[0];
+        self.store(&[(token.clone(), session)]).await?;
         Ok(Issued { token, session, expires_in: self.token_ttl })
     }
 
@@ -387,9 +347,8 @@ impl Auth {
     }
 
     /// Stores new sessions in MySQL (the truth), then copies them to Redis
-    /// (best effort: a session missing there is read from MySQL). Answers
-    /// the sessions with their users' roles as they are now.
-    async fn store(&self, sessions: &[(String, Session)]) -> Result<Vec<Session>, AuthError> {
+    /// (best effort: a session missing there is read from MySQL).
+    async fn store(&self, sessions: &[(String, Session)]) -> Result<(), AuthError> {
         let until = self.until();
         let mut insert =
             sqlx::QueryBuilder::<sqlx::MySql>::new("INSERT INTO sessions (token_hash, user_id, expires_at) ");
@@ -398,84 +357,51 @@ impl Auth {
         });
         insert.build().execute(&self.db).await?;
         let copies: Vec<(String, Session)> = sessions.iter().map(|(t, s)| (token_hash(t), *s)).collect();
-        let roles = match self.cache(&copies, until).await {
-            Ok(cached) => cached.roles,
-            Err(err) => {
-                tracing::warn!(error = %err, "sessions not copied to Redis; they are read from MySQL");
-                self.roles(sessions.iter().map(|(_, s)| s.user_id)).await?
-            }
-        };
-        Ok(sessions
-            .iter()
-            .map(|(_, s)| Session { role: roles.get(&s.user_id).copied().unwrap_or(s.role), ..*s })
-            .collect())
+        if let Err(err) = self.cache(&copies, until).await {
+            tracing::warn!(error = %err, "sessions not copied to Redis; they are read from MySQL");
+        }
+        Ok(())
     }
 
     /// Writes Redis copies of sessions (by token hash) valid until `until`,
-    /// then reads their rows and users again and drops every copy whose row
-    /// is gone or whose role changed meanwhile: a logout or a role change
-    /// that ran between our read and our write could not see (and drop) a
-    /// copy not yet written. So a slide racing a logout cannot bring the
-    /// logged-out token back. Answers the roles as they are now.
-    async fn cache(&self, sessions: &[(String, Session)], until: DateTime<Utc>) -> Result<Copied, AuthError> {
+    /// then reads their rows again and drops every copy whose row is gone
+    /// meanwhile: a logout that ran between our read and our write could not
+    /// see (and drop) a copy not yet written. So a slide racing a logout
+    /// cannot bring the logged-out token back. Answers the hashes whose rows
+    /// exist.
+    async fn cache(
+        &self,
+        sessions: &[(String, Session)],
+        until: DateTime<Utc>,
+    ) -> Result<std::collections::HashSet<String>, AuthError> {
         let mut writes = Vec::with_capacity(sessions.len());
         for (hash, session) in sessions {
             let key = self.kv.keys.session(hash);
             let copy = Cached {
                 user_id: session.user_id,
-                role: session.role,
                 generation: self.kv.generation.current(&key).await?.to_string(),
                 until_ms: until.timestamp_millis(),
             };
             writes.push(redis::Cmd::set_ex(key, serde_json::to_string(&copy)?, self.token_ttl.as_secs()));
         }
         self.kv.conn().query_each(writes).await?;
-        let mut live = std::collections::HashMap::with_capacity(sessions.len());
-        let mut roles = std::collections::HashMap::with_capacity(sessions.len());
+        let mut live = std::collections::HashSet::with_capacity(sessions.len());
         for chunk in sessions.chunks(1000) {
-            let mut select = sqlx::QueryBuilder::<sqlx::MySql>::new(
-                "SELECT s.token_hash, u.id, u.role FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.token_hash IN (",
-            );
+            let mut select =
+                sqlx::QueryBuilder::<sqlx::MySql>::new("SELECT token_hash FROM sessions WHERE token_hash IN (");
             let mut list = select.separated(", ");
             for (hash, _) in chunk {
                 list.push_bind(hash);
             }
             select.push(")");
-            let rows: Vec<(String, UserId, String)> = select.build_query_as().fetch_all(&self.db).await?;
-            for (hash, user_id, role) in rows {
-                let role = Role::from_column(&role);
-                roles.insert(user_id, role);
-                live.insert(hash, role);
-            }
+            let rows: Vec<(String,)> = select.build_query_as().fetch_all(&self.db).await?;
+            live.extend(rows.into_iter().map(|(hash,)| hash));
         }
-        let stale = sessions.iter().filter(|(hash, s)| live.get(hash) != Some(&s.role)).map(|(hash, _)| hash);
-        for hash in stale {
+        for (hash, _) in sessions.iter().filter(|(hash, _)| !live.contains(hash)) {
             let _: () = self.kv.conn().del(self.kv.keys.session(hash)).await?;
             self.forget_everywhere(hash).await?;
         }
-        Ok(Copied { roles, live })
-    }
-
-    /// The current roles of `users`.
-    async fn roles(
-        &self,
-        users: impl Iterator<Item = UserId>,
-    ) -> Result<std::collections::HashMap<UserId, Role>, AuthError> {
-        let mut ids: Vec<UserId> = users.collect();
-        ids.sort_unstable();
-        ids.dedup();
-        let mut roles = std::collections::HashMap::with_capacity(ids.len());
-        for chunk in ids.chunks(1000) {
-            let mut select = sqlx::QueryBuilder::<sqlx::MySql>::new("SELECT id, role FROM users WHERE id IN (");
-            let mut list = select.separated(", ");
-            for id in chunk {
-                list.push_bind(*id);
-            }
-            select.push(")");
-            let rows: Vec<(UserId, String)> = select.build_query_as().fetch_all(&self.db).await?;
-            roles.extend(rows.into_iter().map(|(id, role)| (id, Role::from_column(&role))));
-        }
-        Ok(roles)
+        Ok(live)
     }
 
     /// Ends the session behind `token` everywhere; `false` if there was
@@ -495,42 +421,6 @@ impl Auth {
         let copies: u64 = self.kv.conn().del(self.kv.keys.session(&hash)).await?;
         self.forget_everywhere(&hash).await?;
         Ok(deleted + copies > 0)
-    }
-
-    /// Gives the user with `phone` `role`, on their live sessions too (at
-    /// once on every instance); the operator's command, not an API route.
-    /// Every live session is found in MySQL, however long it has been in
-    /// use, and its Redis copy dropped: the next read takes the role from
-    /// `users`.
-    pub async fn set_role(&self, phone: &Phone, role: Role) -> Result<Session, AuthError> {
-        let done = sqlx::query("UPDATE users SET role = ? WHERE phone = ?")
-            .bind(role.as_column())
-            .bind(phone.as_str())
-            .execute(&self.db)
-            .await?;
-        let user_id: Option<UserId> = sqlx::query_scalar("SELECT id FROM users WHERE phone = ?")
-            .bind(phone.as_str())
-            .fetch_optional(&self.db)
-            .await?;
-        let user_id = user_id.ok_or(AuthError::UnknownUser)?;
-        let hashes: Vec<String> = sqlx::query_scalar(
-            "SELECT token_hash FROM sessions WHERE user_id = ? AND expires_at > CURRENT_TIMESTAMP(3)",
-        )
-        .bind(user_id)
-        .fetch_all(&self.db)
-        .await?;
-        for hash in &hashes {
-            let _: () = self.kv.conn().del(self.kv.keys.session(hash)).await?;
-            self.forget_everywhere(hash).await?;
-        }
-        tracing::info!(
-            %user_id,
-            role = role.as_column(),
-            changed = done.rows_affected() > 0,
-            sessions = hashes.len(),
-            "role set"
-        );
-        Ok(Session { user_id, role })
     }
 
     /// Drops a session from this instance's memory and tells every other to.
@@ -591,36 +481,34 @@ impl Auth {
         if copy.generation != *generation || left <= 0 {
             return Ok(None);
         }
-        let session = Session { user_id: copy.user_id, role: copy.role };
+        let session = Session { user_id: copy.user_id };
         if left < (self.token_ttl / 2).as_millis() as i64 {
             return self.slide(hash, session).await;
         }
         Ok(Some(session))
     }
 
-    /// The row of a live session, with the user's role; its copy refreshed.
+    /// The row of a live session; its copy refreshed.
     async fn stored_session(&self, hash: &str) -> Result<Option<Session>, AuthError> {
-        let row: Option<(UserId, String, DateTime<Utc>)> = sqlx::query_as(
-            "SELECT s.user_id, u.role, s.expires_at FROM sessions s JOIN users u ON u.id = s.user_id \
-             WHERE s.token_hash = ? AND s.expires_at > CURRENT_TIMESTAMP(3)",
+        let row: Option<(UserId, DateTime<Utc>)> = sqlx::query_as(
+            "SELECT user_id, expires_at FROM sessions WHERE token_hash = ? AND expires_at > CURRENT_TIMESTAMP(3)",
         )
         .bind(hash)
         .fetch_optional(&self.db)
         .await?;
-        let Some((user_id, role, until)) = row else { return Ok(None) };
-        let session = Session { user_id, role: Role::from_column(&role) };
+        let Some((user_id, until)) = row else { return Ok(None) };
+        let session = Session { user_id };
         if (until - Utc::now()).to_std().unwrap_or_default() < self.token_ttl / 2 {
             return self.slide(hash, session).await;
         }
         Ok(self.recache(hash, session, until).await)
     }
 
-    /// Copies `session` to Redis (best effort) and answers it with the
-    /// user's role as it is now; `None` when its row is gone meanwhile (a
-    /// logout raced this read).
+    /// Copies `session` to Redis (best effort) and answers it; `None` when
+    /// its row is gone meanwhile (a logout raced this read).
     async fn recache(&self, hash: &str, session: Session, until: DateTime<Utc>) -> Option<Session> {
         match self.cache(&[(hash.to_owned(), session)], until).await {
-            Ok(cached) => cached.live.get(hash).map(|&role| Session { role, ..session }),
+            Ok(live) => live.contains(hash).then_some(session),
             Err(err) => {
                 tracing::debug!(error = %err, "session not copied to Redis");
                 Some(session)
