@@ -1,9 +1,10 @@
 //! Route rate limits (`[limits]` in config): [`BUDGETS`] names the limit of
 //! every route, one row a route, and one layer ([`enforce`]) counts each
-//! request against its route's [`Rules`] before the handler runs: from the
-//! instance's leases on the shared Redis windows (a tenth of a limit at a
-//! time, see [`cityhub_platform::ratelimit::Leases`]), so a client below
-//! its limit costs one script call per lease, not a round trip a request.
+//! request against its route's [`Rules`] before the handler runs: within
+//! the instance's allowance and leases on the shared Redis windows (a tenth
+//! of a limit each, see [`cityhub_platform::ratelimit::Leases`]), so a
+//! client far below its limit costs no Redis call, and one near it a script
+//! call per lease, not a round trip a request.
 //! Over a limit: 429 `rate_limited`, `Retry-After`, and
 //! `cityhub_rate_limited_total{route}`; nothing else happens. A test walks
 //! `/openapi.json` and fails for a route without a row, and docs/API.md's

@@ -16,14 +16,16 @@
 //! Which routes are limited, and by what, is configuration ([`Rules`], one
 //! line per route) read by the API; this module only parses and counts.
 //!
-//! [`Leases`] keeps the shared limits off the hot path: an instance takes
-//! a tenth of a limit at a time (a lease: at most [`LEASE_MOST`] requests,
-//! each already counted in Redis) and spends it in memory, so a client far
-//! below its limit costs one script call per lease, not per request. The
-//! price, bounded: credits leased just before a window-long interval may be
-//! spent in it, so a window passes at most `max` plus one lease per
-//! instance (and a bucket's burst grows by as much); a lease lives no
-//! longer than its limit's window (a bucket's full refill).
+//! [`Leases`] keeps the shared limits off the hot path. Per key, each
+//! instance lets a tenth of a limit through on its own in every window (the
+//! allowance: a client far below its limit never costs a Redis call), and
+//! past it takes a tenth of the limit at a time from Redis (a lease: at most
+//! [`LEASE_MOST`] requests, each counted in Redis at once) to spend in
+//! memory. The price, bounded: per window-long interval a key passes at
+//! most `max` plus, per instance, one allowance and one lease (credits
+//! leased just before the interval may be spent in it); a bucket's burst
+//! grows by as much. A lease and an allowance last one window (a bucket's
+//! full refill).
 //!
 //! [`Local`] counts in process instead, per instance and bounded in memory:
 //! for what must be refused without a Redis round trip (a client sending
@@ -70,14 +72,20 @@ impl Limit {
         std::mem::discriminant(&self) == std::mem::discriminant(&other)
     }
 
-    /// Requests one lease takes: a tenth of the limit, 1 to [`LEASE_MOST`]
-    /// (a limit of 19 or fewer is counted in Redis request by request).
+    /// Requests one lease takes: a tenth of the limit, 1 to [`LEASE_MOST`].
     pub fn lease_size(self) -> u32 {
+        self.allowance().max(1)
+    }
+
+    /// Requests an instance lets through on its own per window: a tenth of
+    /// the limit, at most [`LEASE_MOST`] (none below 10: a small limit is
+    /// counted exactly, in Redis).
+    pub fn allowance(self) -> u32 {
         let most = match self {
             Limit::Window { max, .. } => max,
             Limit::Bucket { capacity, .. } => capacity,
         };
-        (most / 10).clamp(1, LEASE_MOST)
+        (most / 10).min(LEASE_MOST)
     }
 
     /// How long a lease may be spent: the window, or a bucket's full refill.
@@ -338,17 +346,45 @@ pub struct Leases {
 
 #[derive(Debug, Default)]
 struct Lease {
+    /// Credits leased from Redis, spendable until `until`.
     left: u32,
     until: Option<Instant>,
+    /// The allowance left in the window ending at `window_end`.
+    free: u32,
+    window_end: Option<Instant>,
+}
+
+/// Where a request's credit came from, to give it back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Credit {
+    Free,
+    Leased,
 }
 
 impl Lease {
-    fn take_one(&mut self, now: Instant) -> bool {
-        let live = self.left > 0 && self.until.is_some_and(|until| now < until);
-        if live {
-            self.left -= 1;
+    /// One request's credit from memory: the window's allowance first,
+    /// then the lease; `None` when both are spent.
+    fn take_one(&mut self, limit: Limit, now: Instant) -> Option<Credit> {
+        if self.window_end.is_none_or(|end| now >= end) {
+            self.window_end = Some(now + limit.lease_life());
+            self.free = limit.allowance();
         }
-        live
+        if self.free > 0 {
+            self.free -= 1;
+            return Some(Credit::Free);
+        }
+        let live = self.left > 0 && self.until.is_some_and(|until| now < until);
+        live.then(|| {
+            self.left -= 1;
+            Credit::Leased
+        })
+    }
+
+    fn give_back(&mut self, credit: Credit) {
+        match credit {
+            Credit::Free => self.free += 1,
+            Credit::Leased => self.left += 1,
+        }
     }
 }
 
@@ -358,20 +394,19 @@ impl Leases {
     }
 
     /// Counts one request against every `(key, limit)`, as [`check`] does,
-    /// from this instance's leases where it holds credit, and takes a new
-    /// lease in Redis (one script call for all) for the rest. A refused
-    /// request gives back what it took from memory.
+    /// from this instance's allowance and leases where it holds credit, and
+    /// takes a new lease in Redis (one script call for all) for the rest. A
+    /// refused request gives back what it took from memory.
     pub async fn admit(&self, kv: &Kv, counted: &[(String, Limit)]) -> redis::RedisResult<Decision> {
         let now = Instant::now();
         let mut spent = Vec::new();
         let mut short = Vec::new();
         for (key, limit) in counted {
             let lease = self.held.get_with_by_ref(key, Default::default);
-            let took = lease.lock().unwrap_or_else(|e| e.into_inner()).take_one(now);
-            if took {
-                spent.push(lease);
-            } else {
-                short.push((key.as_str(), *limit, lease));
+            let took = lease.lock().unwrap_or_else(|e| e.into_inner()).take_one(*limit, now);
+            match took {
+                Some(credit) => spent.push((lease, credit)),
+                None => short.push((key.as_str(), *limit, lease)),
             }
         }
         if short.is_empty() {
@@ -381,8 +416,8 @@ impl Leases {
         let grants = match take(kv, &wanted).await {
             Ok(Ok(grants)) => grants,
             other => {
-                for lease in spent {
-                    lease.lock().unwrap_or_else(|e| e.into_inner()).left += 1;
+                for (lease, credit) in spent {
+                    lease.lock().unwrap_or_else(|e| e.into_inner()).give_back(credit);
                 }
                 return other.map(|refused| Decision::from_wait_ms(refused.err().unwrap_or(1)));
             }
@@ -393,7 +428,7 @@ impl Leases {
             if lease.until.is_some_and(|until| now < until) {
                 lease.left += granted - 1;
             } else {
-                *lease = Lease { left: granted - 1, until: Some(now + limit.lease_life()) };
+                (lease.left, lease.until) = (granted - 1, Some(now + limit.lease_life()));
             }
         }
         Ok(Decision::Pass)

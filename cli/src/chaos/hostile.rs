@@ -132,6 +132,9 @@ pub struct HostileRow {
     pub series: (usize, usize),
     /// Seconds from the targeted shopper's code request to their session.
     pub login_s: Option<f64>,
+    /// The proof of work (zero bits) the targeted shopper's login paid.
+    #[serde(default)]
+    pub login_proof_bits: u32,
     pub tally: Tally,
 }
 
@@ -202,7 +205,11 @@ impl HostileRun {
                 _ => format!("{:.1}", r.honest_p99_ms),
             };
             let mysql = r.mysql_per_request.map_or("-".to_owned(), |q| format!("{q:.4}"));
-            let login = r.login_s.map_or("**no**".to_owned(), |s| format!("yes, in {s:.1} s"));
+            let login = match (r.login_s, r.login_proof_bits) {
+                (None, _) => "**no**".to_owned(),
+                (Some(s), 0) => format!("yes, in {:.0} ms", s * 1000.0),
+                (Some(s), bits) => format!("yes, in {:.0} ms with a proof of {bits} bits", s * 1000.0),
+            };
             md.push_str(&format!(
                 "| {} | {} ({:.0}/s) | {:.2}% of {} | {} | {:.1} → {:.1} | {:.1} → {:.1} | {} | {} → {} | {} | {} / {} / {} / {} | {} |\n",
                 r.scenario.name(),
@@ -387,7 +394,7 @@ impl Sale {
         stampede.await??;
         let rss_end = (rss_mb(pids.0, "VmRSS").unwrap_or(0.0), rss_mb(pids.1, "VmRSS").unwrap_or(0.0));
         let sale_s = sale_started.elapsed().as_secs_f64();
-        let login_s = login.await?.ok();
+        let (login_s, login_proof_bits) = login.await?.map_or((None, 0), |(s, bits)| (Some(s), bits));
         stop.cancel();
         if let Some(attack) = attack {
             attack.await??;
@@ -411,6 +418,7 @@ impl Sale {
             mysql_per_request,
             series,
             login_s,
+            login_proof_bits,
             tally,
         })
     }
@@ -459,7 +467,8 @@ async fn series(url: &str) -> anyhow::Result<usize> {
 /// The targeted shopper: asks for a code from an address of their own, reads
 /// the code the API logged for their phone, and logs in (with a proof of work
 /// when asked). Tries again with a fresh challenge until [`LOGIN_WITHIN`].
-async fn log_in(log: std::path::PathBuf, base: String, phone: Phone) -> anyhow::Result<f64> {
+/// Answers the seconds it took and the proof's bits.
+async fn log_in(log: std::path::PathBuf, base: String, phone: Phone) -> anyhow::Result<(f64, u32)> {
     tokio::time::sleep(LOGIN_AT).await;
     let http = reqwest::Client::builder().timeout(Duration::from_secs(10)).build()?;
     let started = Instant::now();
@@ -487,7 +496,7 @@ async fn log_in(log: std::path::PathBuf, base: String, phone: Phone) -> anyhow::
                 tokio::task::spawn_blocking(move || cityhub_core::auth::guard::solve(&c, bits)).await?.into();
         }
         if post("/auth/login", login).await?.status() == 200 {
-            return Ok(started.elapsed().as_secs_f64());
+            return Ok((started.elapsed().as_secs_f64(), bits));
         }
         tokio::time::sleep(Duration::from_millis(500)).await;
     }

@@ -97,7 +97,7 @@ async fn entries(kv: &Kv, key: &str) -> u64 {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_lease_takes_a_tenth_of_a_window_at_once_and_two_instances_never_pass_more_than_its_max() {
+async fn an_allowance_and_leases_of_a_tenth_keep_redis_out_and_two_instances_pass_at_most_max_plus_their_share() {
     let env = TestEnv::new();
     let kv = env.kv().await;
     // A window far longer than the test: every request falls in one window.
@@ -106,17 +106,20 @@ async fn a_lease_takes_a_tenth_of_a_window_at_once_and_two_instances_never_pass_
     let counted = [(key.clone(), limit)];
     let (a, b) = (ratelimit::Leases::new(100), ratelimit::Leases::new(100));
 
+    assert_eq!(admit_all(&a, &kv, &counted, 5).await, 5);
+    assert_eq!(entries(&kv, &key).await, 0, "a tenth of the limit passes without Redis");
     assert_eq!(admit_all(&a, &kv, &counted, 1).await, 1);
-    assert_eq!(entries(&kv, &key).await, 5, "one script call counted a lease of five");
+    assert_eq!(entries(&kv, &key).await, 5, "past the allowance, one script call counted a lease of five");
     assert_eq!(admit_all(&a, &kv, &counted, 4).await, 4);
     assert_eq!(entries(&kv, &key).await, 5, "four more spent the lease in memory");
 
-    // Two instances racing for the rest: together they pass exactly the 45
-    // left, and the window holds exactly its max.
+    // Two instances racing: the window holds exactly its max, and together
+    // they pass it plus each one's allowance (the bound: max plus, per
+    // instance, an allowance and a lease).
     let (ka, kb) = (kv.clone(), kv.clone());
     let (ca, cb) = (counted.clone(), counted.clone());
     let (pa, pb) = tokio::join!(admit_all(&a, &ka, &ca, 100), admit_all(&b, &kb, &cb, 100));
-    assert_eq!(pa + pb, 45, "{pa} + {pb} passed");
+    assert_eq!(10 + pa + pb, 50 + 5 + 5, "{pa} + {pb} passed after the first 10");
     assert_eq!(entries(&kv, &key).await, 50);
 }
 
@@ -125,25 +128,33 @@ async fn a_request_refused_by_one_limit_gives_back_the_credit_it_took_from_anoth
     let env = TestEnv::new();
     let kv = env.kv().await;
     let wide = (format!("{}limit:{{test}}:wide", kv.keys.prefix()), Limit::Window { window_ms: 600_000, max: 100 });
-    let narrow = (format!("{}limit:{{test}}:narrow", kv.keys.prefix()), Limit::Window { window_ms: 600_000, max: 1 });
+    let narrow = (format!("{}limit:{{test}}:narrow", kv.keys.prefix()), Limit::Window { window_ms: 600_000, max: 10 });
     let leases = ratelimit::Leases::new(100);
     let both = [wide.clone(), narrow.clone()];
 
-    assert_eq!(admit_all(&leases, &kv, &both, 1).await, 1, "the first request passes both");
-    assert_eq!(entries(&kv, &wide.0).await, 10, "a lease of ten on the wide limit");
+    // The narrow limit's allowance (1) and one lease (1) pass both; the
+    // wide one's allowance (10) covers them.
+    assert_eq!(admit_all(&leases, &kv, &both, 2).await, 2);
+    assert_eq!(entries(&kv, &wide.0).await, 0);
+    // Fill the narrow window from elsewhere: the rest is refused.
+    let now_ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as u64;
+    for i in 0..9 {
+        let add = redis::cmd("ZADD").arg(&narrow.0).arg(now_ms).arg(format!("other{i}")).clone();
+        let _: () = add.query_async(&mut kv.conn()).await.unwrap();
+    }
     assert_eq!(admit_all(&leases, &kv, &both, 20).await, 0, "the narrow limit refuses the rest");
 
-    // The wide lease still holds its nine credits: nine requests pass from
-    // memory, and only the tenth takes a new lease.
+    // The wide limit's allowance still holds its eight credits: eight
+    // requests pass from memory, and only the ninth takes a lease.
     let wide_only = [wide.clone()];
-    assert_eq!(admit_all(&leases, &kv, &wide_only, 9).await, 9);
-    assert_eq!(entries(&kv, &wide.0).await, 10, "the refused requests gave their credit back");
+    assert_eq!(admit_all(&leases, &kv, &wide_only, 8).await, 8);
+    assert_eq!(entries(&kv, &wide.0).await, 0, "the refused requests gave their credit back");
     assert_eq!(admit_all(&leases, &kv, &wide_only, 1).await, 1);
-    assert_eq!(entries(&kv, &wide.0).await, 20);
+    assert_eq!(entries(&kv, &wide.0).await, 10);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_bucket_lease_takes_its_tokens_at_once_and_the_bucket_still_passes_no_more_than_its_capacity() {
+async fn a_bucket_lease_takes_its_tokens_at_once_and_the_bucket_passes_its_capacity_plus_the_allowance() {
     let env = TestEnv::new();
     let kv = env.kv().await;
     // Refilling one token in 100 s: the test sees a full bucket and no refill.
@@ -151,8 +162,8 @@ async fn a_bucket_lease_takes_its_tokens_at_once_and_the_bucket_still_passes_no_
     let key = format!("{}limit:test:bucket-lease", kv.keys.prefix());
     let counted = [(key.clone(), limit)];
     let leases = ratelimit::Leases::new(100);
-    assert_eq!(admit_all(&leases, &kv, &counted, 1).await, 1);
+    assert_eq!(admit_all(&leases, &kv, &counted, 11).await, 11, "the allowance of ten, then a lease");
     let tokens: f64 = redis::cmd("HGET").arg(&key).arg("tokens").query_async(&mut kv.conn()).await.unwrap();
     assert!((89.0..=90.1).contains(&tokens), "a lease took ten tokens: {tokens} left");
-    assert_eq!(admit_all(&leases, &kv, &counted, 150).await, 99, "the bucket's capacity, no more");
+    assert_eq!(admit_all(&leases, &kv, &counted, 150).await, 99, "the rest of the bucket's capacity, no more");
 }
