@@ -122,6 +122,11 @@ pub struct HostileRow {
     pub honest_served: usize,
     pub honest_answers: BTreeMap<String, usize>,
     pub honest_p99_ms: f64,
+    /// The seckill route's p99 inside the API over the sale (the upper
+    /// bound of its histogram bucket): what the API spent, without the
+    /// load generator's and the network's share.
+    #[serde(default)]
+    pub api_p99_ms: f64,
     /// RSS 10 s into the sale and at its last answer.
     pub api_rss_mb: (f64, f64),
     pub worker_rss_mb: (f64, f64),
@@ -191,9 +196,9 @@ impl HostileRun {
             "## Hostile clients\n\n`cityhub chaos --hostile`: honest shoppers run a full-size sale (limits on, each \
              shopper from an address of their own through a trusted proxy) while one hostile client runs against \
              the same API, each scenario in a lab of its own. Machine: {}. Settings: `{}`.\n\n\
-             | scenario | hostile requests (per s) | honest served | honest p99 ms | API RSS MB | worker RSS MB | \
+             | scenario | hostile requests (per s) | honest served | honest p99 ms | API's own p99 ms | API RSS MB | worker RSS MB | \
              MySQL per hostile request | metric series | targeted shopper logged in | accepted / stored / oversold / \
-             lost | result |\n|---|---|---|---|---|---|---|---|---|---|---|\n",
+             lost | result |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n",
             self.machine, self.plan
         );
         for r in &self.rows {
@@ -211,13 +216,14 @@ impl HostileRun {
                 (Some(s), bits) => format!("yes, in {:.0} ms with a proof of {bits} bits", s * 1000.0),
             };
             md.push_str(&format!(
-                "| {} | {} ({:.0}/s) | {:.2}% of {} | {} | {:.1} → {:.1} | {:.1} → {:.1} | {} | {} → {} | {} | {} / {} / {} / {} | {} |\n",
+                "| {} | {} ({:.0}/s) | {:.2}% of {} | {} | ≤ {} | {:.1} → {:.1} | {:.1} → {:.1} | {} | {} → {} | {} | {} / {} / {} / {} | {} |\n",
                 r.scenario.name(),
                 r.hostile_requests,
                 r.hostile_per_s,
                 served,
                 r.honest_requests,
                 p99,
+                r.api_p99_ms,
                 r.api_rss_mb.0,
                 r.api_rss_mb.1,
                 r.worker_rss_mb.0,
@@ -234,7 +240,9 @@ impl HostileRun {
             ));
         }
         md.push_str(&format!(
-            "\n*honest served*: answered by the sale (202, or 409 sold out or already bought); *RSS*: 10 s into the \
+            "\n*honest served*: answered by the sale (202, or 409 sold out or already bought); *honest p99*: as the \
+             shoppers' load generator saw it; *API's own p99*: the seckill route's inside the API over the sale (the \
+             upper bound of its histogram bucket), without the load generator's and the kernel's share; *RSS*: 10 s into the \
              sale (every shopper seen once), then at its last answer; *MySQL per hostile request*: statements the \
              lab's MariaDB ran while the hostile client ran alone, less those of an idle phase as long, per hostile \
              request; *metric series*: on the API's `/metrics` when the hostile client started and after it ran \
@@ -383,6 +391,7 @@ impl Sale {
             ((series_start, series(&self.metrics).await?), Some(attack), Some(per))
         };
         // The sale, the targeted shopper's login, and the RSS samples.
+        let histogram_before = reqwest::get(&self.metrics).await?.text().await?;
         let sale_started = Instant::now();
         let url = format!("{}/vouchers/{}/seckill", self.base, self.voucher);
         self.shoppers.release_hold(0);
@@ -393,6 +402,7 @@ impl Sale {
         let rss_start = (rss_mb(pids.0, "VmRSS").unwrap_or(0.0), rss_mb(pids.1, "VmRSS").unwrap_or(0.0));
         stampede.await??;
         let rss_end = (rss_mb(pids.0, "VmRSS").unwrap_or(0.0), rss_mb(pids.1, "VmRSS").unwrap_or(0.0));
+        let histogram_after = reqwest::get(&self.metrics).await?.text().await?;
         let sale_s = sale_started.elapsed().as_secs_f64();
         let (login_s, login_proof_bits) = login.await?.map_or((None, 0), |(s, bits)| (Some(s), bits));
         stop.cancel();
@@ -413,6 +423,7 @@ impl Sale {
             honest_served: served,
             honest_answers,
             honest_p99_ms: p99_ms(&records),
+            api_p99_ms: seckill_p99_ms(&histogram_before, &histogram_after),
             api_rss_mb: (rss_start.0, rss_end.0),
             worker_rss_mb: (rss_start.1, rss_end.1),
             mysql_per_request,
@@ -450,6 +461,34 @@ fn p99_ms(records: &[Record]) -> f64 {
     let mut took: Vec<Duration> = records.iter().map(|r| r.took).collect();
     took.sort();
     took.get((took.len() * 99 / 100).min(took.len().saturating_sub(1))).map_or(0.0, |d| d.as_secs_f64() * 1000.0)
+}
+
+/// The seckill route's p99 in the API between two scrapes of its
+/// `/metrics`: the upper bound (ms) of the first duration bucket that holds
+/// 99% of the requests between them, every status together.
+fn seckill_p99_ms(before: &str, after: &str) -> f64 {
+    let buckets = |text: &str| {
+        let mut by_le = std::collections::BTreeMap::<u64, f64>::new();
+        let prefix = format!("{}_bucket{{", cityhub_platform::metrics::HTTP_DURATION);
+        for line in text.lines().filter(|l| l.starts_with(&prefix) && l.contains("route=\"/vouchers/{id}/seckill\"")) {
+            let le = line.split("le=\"").nth(1).and_then(|r| r.split('"').next()).unwrap_or("+Inf");
+            let le_us = le.parse::<f64>().map_or(u64::MAX, |s| (s * 1e6).round() as u64);
+            let count: f64 = line.rsplit(' ').next().and_then(|c| c.parse().ok()).unwrap_or(0.0);
+            *by_le.entry(le_us).or_insert(0.0) += count;
+        }
+        by_le
+    };
+    let (before, after) = (buckets(before), buckets(after));
+    let cumulative: Vec<(u64, f64)> =
+        after.iter().map(|(le, n)| (*le, n - before.get(le).copied().unwrap_or(0.0))).collect();
+    let total = cumulative.last().map_or(0.0, |(_, n)| *n);
+    cumulative.iter().find(|(_, n)| *n >= total * 0.99).map_or(0.0, |(le, _)| {
+        if *le == u64::MAX {
+            f64::INFINITY
+        } else {
+            *le as f64 / 1000.0
+        }
+    })
 }
 
 /// MariaDB's count of statements run (`Questions`).
@@ -757,6 +796,19 @@ fn random_text(n: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_seckill_p99_is_read_from_the_difference_of_two_scrapes() {
+        let scrape = |fast: u32, slow: u32| {
+            let line = |status: &str, le: &str, n: u32| {
+                format!("cityhub_http_request_duration_seconds_bucket{{method=\"POST\",route=\"/vouchers/{{id}}/seckill\",status=\"{status}\",le=\"{le}\"}} {n}\n")
+            };
+            [line("202", "0.005", fast), line("202", "0.05", fast + slow), line("202", "+Inf", fast + slow)].concat()
+        };
+        // Before: 100 fast. After: 1,100 fast and 5 slow (p99 fast); then 50 slow (p99 slow).
+        assert_eq!(seckill_p99_ms(&scrape(100, 0), &scrape(1100, 5)), 5.0);
+        assert_eq!(seckill_p99_ms(&scrape(100, 0), &scrape(1100, 50)), 50.0);
+    }
 
     #[test]
     fn a_logged_code_is_read_from_text_and_json_lines() {
