@@ -107,28 +107,36 @@ where
 /// The client key of a request (see [`client_ip`] and [`client_key`]);
 /// `unknown` without connect info.
 pub fn request_client_ip(parts: &Parts, state: &AppState) -> String {
-    let Some(peer) = parts.extensions.get::<axum::extract::ConnectInfo<std::net::SocketAddr>>() else {
-        return "unknown".to_owned();
-    };
+    request_client(parts, state).map_or_else(|| "unknown".to_owned(), client_key)
+}
+
+/// The client of a request as [`client_net`] counts it; `None` without
+/// connect info.
+pub fn request_client(parts: &Parts, state: &AppState) -> Option<std::net::IpAddr> {
+    let peer = parts.extensions.get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()?;
     let forwarded = parts.headers.get_all("x-forwarded-for").iter().filter_map(|v| v.to_str().ok());
-    client_key(client_ip(peer.0.ip(), forwarded, &state.trusted_proxies))
+    Some(client_net(client_ip(peer.0.ip(), forwarded, &state.trusted_proxies)))
 }
 
 /// What counts as one client: an IPv4 address, or an IPv6 address's /64
 /// (one host or home network is given a whole /64, so counting single IPv6
-/// addresses would let a client rotate past every limit). An IPv4-mapped
-/// IPv6 address counts as its IPv4 address.
-pub fn client_key(ip: std::net::IpAddr) -> String {
+/// addresses would let a client rotate past every limit), its last 64 bits
+/// zero. An IPv4-mapped IPv6 address counts as its IPv4 address.
+pub fn client_net(ip: std::net::IpAddr) -> std::net::IpAddr {
     match ip {
-        std::net::IpAddr::V4(v4) => v4.to_string(),
+        std::net::IpAddr::V4(_) => ip,
         std::net::IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
-            Some(v4) => v4.to_string(),
-            None => {
-                let s = v6.segments();
-                let net = std::net::Ipv6Addr::new(s[0], s[1], s[2], s[3], 0, 0, 0, 0);
-                format!("{net}/64")
-            }
+            Some(v4) => v4.into(),
+            None => std::net::Ipv6Addr::from_bits(v6.to_bits() & !u128::from(u64::MAX)).into(),
         },
+    }
+}
+
+/// [`client_net`] as text: `203.0.113.7`, or `2001:db8:1:2::/64`.
+pub fn client_key(ip: std::net::IpAddr) -> String {
+    match client_net(ip) {
+        std::net::IpAddr::V4(v4) => v4.to_string(),
+        std::net::IpAddr::V6(net) => format!("{net}/64"),
     }
 }
 

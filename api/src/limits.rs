@@ -27,10 +27,11 @@ use axum::http::Method;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use cityhub_core::config::LimitSettings;
+use cityhub_core::UserId;
 use cityhub_platform::ratelimit::{Decision, Rules, Subject};
 
 use crate::error::ApiError;
-use crate::extract::{bearer, request_client_ip};
+use crate::extract::{bearer, client_key, request_client};
 use crate::state::AppState;
 
 /// The limits routes share, one line of `[limits]` each.
@@ -186,6 +187,28 @@ pub fn budget(method: &Method, path: &str) -> Option<Budget> {
     BY_ROUTE.get(&(method.as_str(), path)).copied()
 }
 
+/// Whom a rule counts a request against: the value in its key.
+#[derive(Debug, Hash)]
+enum Who {
+    All,
+    /// A client network (see [`crate::extract::client_net`]).
+    Client(std::net::IpAddr),
+    /// A request without connect info (none in service).
+    Unknown,
+    User(UserId),
+}
+
+impl std::fmt::Display for Who {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Who::All => f.write_str("all"),
+            Who::Client(ip) => f.write_str(&client_key(*ip)),
+            Who::Unknown => f.write_str("unknown"),
+            Who::User(id) => write!(f, "{id}"),
+        }
+    }
+}
+
 /// Middleware: counts a request against its route's shared limit (nothing
 /// to look up while limits are off).
 pub async fn enforce(req: Request, next: Next) -> Response {
@@ -200,21 +223,26 @@ pub async fn enforce(req: Request, next: Next) -> Response {
         return next.run(req).await;
     };
     let (parts, body) = req.into_parts();
-    let mut counted = Vec::new();
+    let (mut counted, mut whose) = (Vec::with_capacity(2), Vec::with_capacity(2));
     for rule in rules.iter() {
-        let value = match rule.by {
-            Subject::Global => Some("all".to_owned()),
-            Subject::Ip => Some(request_client_ip(&parts, &state)),
+        let who = match rule.by {
+            Subject::Global => Some(Who::All),
+            Subject::Ip => Some(request_client(&parts, &state).map_or(Who::Unknown, Who::Client)),
             Subject::User => match bearer(&parts) {
-                Some(token) => state.auth.authenticate(token).await.ok().flatten().map(|s| s.user_id.to_string()),
+                Some(token) => state.auth.authenticate(token).await.ok().flatten().map(|s| Who::User(s.user_id)),
                 None => None,
             },
         };
-        if let Some(value) = value {
-            counted.push((state.kv.keys.rate_limit(route.name(), rule.by.as_str(), &value), rule.limit));
+        if let Some(who) = who {
+            counted.push((state.leases.id((route.name(), rule.by, &who)), rule.limit));
+            whose.push((rule.by, who));
         }
     }
-    match state.leases.admit(&state.kv, &counted).await {
+    let key_of = |i: usize| {
+        let (by, who): &(Subject, Who) = &whose[i];
+        state.kv.keys.rate_limit(route.name(), by.as_str(), &who.to_string())
+    };
+    match state.leases.admit(&state.kv, &counted, key_of).await {
         Ok(Decision::Pass) => next.run(Request::from_parts(parts, body)).await,
         Ok(Decision::Refuse { retry_after }) => {
             metrics::counter!(cityhub_core::metrics::RATE_LIMITED, "route" => route.name()).increment(1);

@@ -341,7 +341,10 @@ async fn take(kv: &Kv, wanted: &[(&str, Limit, u32)]) -> redis::RedisResult<Resu
 /// them (the least used go first; a lease dropped early only wastes its
 /// credits), so clients sending made-up keys cannot grow it without bound.
 pub struct Leases {
-    held: moka::sync::Cache<String, Arc<Mutex<Lease>>>,
+    held: moka::sync::Cache<u64, Arc<Mutex<Lease>>>,
+    /// Keys' memory ids: random per instance, so no client can aim its key
+    /// at another's lease.
+    ids: std::hash::RandomState,
 }
 
 #[derive(Debug, Default)]
@@ -390,29 +393,41 @@ impl Lease {
 
 impl Leases {
     pub fn new(keys: u64) -> Self {
-        Self { held: moka::sync::Cache::builder().max_capacity(keys).build() }
+        Self { held: moka::sync::Cache::builder().max_capacity(keys).build(), ids: Default::default() }
     }
 
-    /// Counts one request against every `(key, limit)`, as [`check`] does,
-    /// from this instance's allowance and leases where it holds credit, and
-    /// takes a new lease in Redis (one script call for all) for the rest. A
-    /// refused request gives back what it took from memory.
-    pub async fn admit(&self, kv: &Kv, counted: &[(String, Limit)]) -> redis::RedisResult<Decision> {
+    /// The memory id of the limit key made of `parts` (the same parts as
+    /// its Redis key), so that a request within its credit builds no key.
+    pub fn id(&self, parts: impl std::hash::Hash) -> u64 {
+        std::hash::BuildHasher::hash_one(&self.ids, parts)
+    }
+
+    /// Counts one request against every `(id, limit)` (ids from
+    /// [`id`](Self::id)), as [`check`] does, from this instance's allowance
+    /// and leases where it holds credit, and takes a new lease in Redis (one
+    /// script call for all) for the rest, under the keys `key_of(i)` makes
+    /// for them. A refused request gives back what it took from memory.
+    pub async fn admit(
+        &self,
+        kv: &Kv,
+        counted: &[(u64, Limit)],
+        key_of: impl Fn(usize) -> String,
+    ) -> redis::RedisResult<Decision> {
         let now = Instant::now();
         let mut spent = Vec::new();
         let mut short = Vec::new();
-        for (key, limit) in counted {
-            let lease = self.held.get_with_by_ref(key, Default::default);
-            let took = lease.lock().unwrap_or_else(|e| e.into_inner()).take_one(*limit, now);
+        for (i, &(id, limit)) in counted.iter().enumerate() {
+            let lease = self.held.get_with(id, Default::default);
+            let took = lease.lock().unwrap_or_else(|e| e.into_inner()).take_one(limit, now);
             match took {
                 Some(credit) => spent.push((lease, credit)),
-                None => short.push((key.as_str(), *limit, lease)),
+                None => short.push((key_of(i), limit, lease)),
             }
         }
         if short.is_empty() {
             return Ok(Decision::Pass);
         }
-        let wanted: Vec<_> = short.iter().map(|(key, limit, _)| (*key, *limit, limit.lease_size())).collect();
+        let wanted: Vec<_> = short.iter().map(|(key, limit, _)| (key.as_str(), *limit, limit.lease_size())).collect();
         let grants = match take(kv, &wanted).await {
             Ok(Ok(grants)) => grants,
             other => {

@@ -65,13 +65,7 @@ async fn a_challenge_takes_a_few_wrong_guesses_then_is_spent_and_another_still_w
 /// (paying one proof of work once guessing at the phone is past its day).
 #[tokio::test]
 async fn no_stranger_from_any_number_of_addresses_can_spend_or_lock_the_owners_login() {
-    let app = TestApp::spawn_with(Options { worker: false }, |s| {
-        s.limits.enabled = true;
-        s.http.trusted_proxies = "127.0.0.1".into();
-        s.auth.wrong_codes_per_phone_day = 60;
-        s.auth.proof_bits = 8;
-    })
-    .await;
+    let app = TestApp::spawn_with(Options { worker: false }, |s| guarded(s, 60)).await;
     let victim = "13800138020";
     let (stranger, owner) = ("203.0.113.7", "2001:db8:1:2::5");
     for _ in 0..3 {
@@ -129,6 +123,56 @@ async fn no_stranger_from_any_number_of_addresses_can_spend_or_lock_the_owners_l
     app.shutdown().await;
 }
 
+/// A login griefer past a phone's day of free guesses: once Redis has
+/// said the phone needs a proof, guesses without one from any number of
+/// addresses are refused in process (no Redis command, no MySQL), while the
+/// owner, paying the proof, still logs in.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn guesses_without_a_proof_at_a_phone_that_needs_one_cost_no_redis_command() {
+    let redis = PrivateRedis::start().await;
+    let url = redis.url();
+    let app = TestApp::spawn_with(Options { worker: false }, |s| {
+        s.redis.url = Secret::new(url);
+        s.redis.cluster_nodes.clear();
+        guarded(s, 2);
+    })
+    .await;
+    let victim = "13800138090";
+    let (status, body) = post_from(&app, "198.51.100.1", "/auth/code", json!({ "phone": victim })).await;
+    assert_eq!(status, 200, "{body}");
+    let stranger = body["challenge"].as_str().unwrap().to_owned();
+    for _ in 0..2 {
+        assert_eq!(login_from(&app, "198.51.100.1", victim, "000000", &stranger).await.0, 422);
+    }
+    // The first refusal comes from the phone's script, and is remembered.
+    let (status, body) = login_from(&app, "198.51.100.2", victim, "000000", &stranger).await;
+    assert_eq!((status, body["code"].as_str()), (403, Some("proof_required")), "{body}");
+
+    let mut monitor = redis.monitor().await;
+    monitor.take().await;
+    for i in 0..50 {
+        let (status, body) = login_from(&app, &format!("203.0.113.{i}"), victim, "000000", &stranger).await;
+        assert_eq!((status, body["code"].as_str()), (403, Some("proof_required")), "{body}");
+    }
+    let commands = monitor.take().await;
+    assert!(commands.is_empty(), "50 proofless guesses cost Redis commands: {commands:#?}");
+
+    let (status, body) = post_from(&app, "2001:db8:9::1", "/auth/code", json!({ "phone": victim })).await;
+    assert_eq!((status, body["proof_bits"].as_u64()), (200, Some(8)), "{body}");
+    let challenge = body["challenge"].as_str().unwrap();
+    let code = app.phone_code(victim).await;
+    let proof = cityhub_core::auth::guard::solve(challenge, 8);
+    let (status, body) = post_from(
+        &app,
+        "2001:db8:9::1",
+        "/auth/login",
+        json!({ "phone": victim, "code": code, "challenge": challenge, "proof": proof }),
+    )
+    .await;
+    assert_eq!(status, 200, "the owner logs in with a proof: {body}");
+    app.shutdown().await;
+}
+
 /// Codes go to a phone at most once per resend interval and a few times a
 /// day, however many ask; the day's last code stays valid until the day
 /// renews, so a phone whose codes strangers spent still has one its owner
@@ -164,6 +208,15 @@ async fn codes_sent_to_a_phone_are_paced_and_bounded_per_day_and_the_last_one_st
     assert!(ttl > app.env.settings.auth.code_ttl_secs.as_millis() as i64, "the last code lives until the day renews");
     app.login(phone).await;
     app.shutdown().await;
+}
+
+/// Every limit on, clients named by `X-Forwarded-For` from 127.0.0.1,
+/// `wrong_per_day` free wrong guesses a phone, then proofs of 8 bits.
+fn guarded(s: &mut cityhub_core::config::Settings, wrong_per_day: u32) {
+    s.limits.enabled = true;
+    s.http.trusted_proxies = "127.0.0.1".into();
+    s.auth.wrong_codes_per_phone_day = wrong_per_day;
+    s.auth.proof_bits = 8;
 }
 
 async fn post_from(app: &TestApp, client: &str, path: &str, body: Value) -> (u16, Value) {

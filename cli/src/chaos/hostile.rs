@@ -4,6 +4,8 @@
 //! the same round to compare with. Shoppers and hostile clients come through
 //! a trusted proxy (the lab's API trusts `X-Forwarded-For` from 127.0.0.1),
 //! each shopper from an address of their own, as behind a real balancer.
+//! The hostile client runs on a runtime and a thread of its own, as from
+//! another machine, so its work does not delay the shoppers' clocks.
 //!
 //! A scenario: the hostile client starts alone and, after an idle phase of
 //! the same length, its MySQL statements are counted (the lab's MariaDB
@@ -241,7 +243,8 @@ impl HostileRun {
         }
         md.push_str(&format!(
             "\n*honest served*: answered by the sale (202, or 409 sold out or already bought); *honest p99*: as the \
-             shoppers' load generator saw it; *API's own p99*: the seckill route's inside the API over the sale (the \
+             shoppers' load generator saw it (the hostile client runs on a runtime and a thread of its own, as from \
+             another machine: it shares the cores, not the shoppers' scheduler); *API's own p99*: the seckill route's inside the API over the sale (the \
              upper bound of its histogram bucket), without the load generator's and the kernel's share; *RSS*: 10 s into the \
              sale (every shopper seen once), then at its last answer; *MySQL per hostile request*: statements the \
              lab's MariaDB ran while the hostile client ran alone, less those of an idle phase as long, per hostile \
@@ -384,7 +387,7 @@ impl Sale {
             tokio::time::sleep(PHASE).await;
             let q1 = questions(&self.db).await?;
             let series_start = series(&self.metrics).await?;
-            let attack = tokio::spawn(Arc::clone(&client).run(stop.clone()));
+            let attack = apart(Arc::clone(&client), stop.clone());
             tokio::time::sleep(PHASE).await;
             let (q2, sent) = (questions(&self.db).await?, client.requests());
             let per = ((q2 - q1) as f64 - (q1 - q0) as f64).max(0.0) / sent.max(1) as f64;
@@ -407,7 +410,9 @@ impl Sale {
         let (login_s, login_proof_bits) = login.await?.map_or((None, 0), |(s, bits)| (Some(s), bits));
         stop.cancel();
         if let Some(attack) = attack {
-            attack.await??;
+            tokio::task::spawn_blocking(move || attack.join())
+                .await?
+                .map_err(|_| anyhow::anyhow!("the hostile client panicked"))??;
         }
         let records = self.shoppers.records();
         let tally = self.drained(&records, Duration::from_secs(plan.recover_timeout_secs)).await?;
@@ -446,6 +451,16 @@ impl Sale {
             tokio::time::sleep(Duration::from_millis(250)).await;
         }
     }
+}
+
+/// Runs the hostile client on a runtime of its own, on a thread of its
+/// own, as a client on another machine would: it shares the cores but not
+/// the scheduler of the honest shoppers, whose tasks take the times the p99
+/// is made of.
+fn apart(client: Arc<Client>, stop: CancellationToken) -> std::thread::JoinHandle<anyhow::Result<()>> {
+    std::thread::spawn(move || {
+        tokio::runtime::Builder::new_current_thread().enable_all().build()?.block_on(client.run(stop))
+    })
 }
 
 /// Whether the sale answered the request (202, or 409 sold out / already bought).

@@ -160,7 +160,19 @@ pub struct Auth {
     /// Sessions seen in the last `session_cache_ms`, by token hash, so a
     /// shopper's burst of requests costs one Redis lookup, not one per request.
     sessions: moka::future::Cache<String, Session>,
+    /// Phones whose guesses needed a proof of work lately (their day of
+    /// wrong guesses is spent), so a flood of guesses without one is refused
+    /// in process instead of with two scripts each; see [`PROOF_MEMO`].
+    needs_proof: moka::sync::Cache<String, ()>,
 }
+
+/// How long a phone is remembered as needing a proof: a guess without one
+/// is refused in process for this long after Redis last said so. The day
+/// window renewing meanwhile costs its owner one proof, nothing more.
+pub const PROOF_MEMO: Duration = Duration::from_secs(60);
+
+/// Phones remembered as needing a proof at most (the least used go first).
+const PROOF_MEMO_PHONES: u64 = 100_000;
 
 impl Auth {
     pub fn new(db: MySqlPool, kv: Kv, settings: &AuthSettings) -> Self {
@@ -193,6 +205,7 @@ impl Auth {
                 .max_capacity(10_000)
                 .time_to_live(settings.session_cache_ms)
                 .build(),
+            needs_proof: moka::sync::Cache::builder().max_capacity(PROOF_MEMO_PHONES).time_to_live(PROOF_MEMO).build(),
         }
     }
 
@@ -217,6 +230,9 @@ impl Auth {
         if sms.is_some() {
             metrics::counter!(crate::metrics::LOGIN_CODES_SENT).increment(1);
         }
+        if proof {
+            self.needs_proof.insert(phone.as_str().to_owned(), ());
+        }
         Ok(Challenge { id, sms, expires_in: life, proof_bits: if proof { self.proof_bits } else { 0 } })
     }
 
@@ -232,13 +248,21 @@ impl Auth {
         proof: Option<&str>,
         client: &str,
     ) -> Result<Issued, AuthError> {
+        let proved = proof.is_some_and(|p| guard::proves(challenge, p, self.proof_bits));
+        if !proved && self.needs_proof.contains_key(phone.as_str()) {
+            let step = GuessStep::NeedsProof;
+            metrics::counter!(crate::metrics::LOGIN_GUESSES, "result" => step.label()).increment(1);
+            return Err(AuthError::ProofRequired(self.proof_bits));
+        }
         let rules = &self.client_rules;
         if let Some(left) = guard::client_step(&self.kv, client, Strike::WrongCode, false, rules).await? {
             return Err(AuthError::LockedOut(left));
         }
-        let proved = proof.is_some_and(|p| guard::proves(challenge, p, self.proof_bits));
         let step = guard::guess(&self.kv, phone.as_str(), challenge, code, proved, &self.phone_rules).await?;
         metrics::counter!(crate::metrics::LOGIN_GUESSES, "result" => step.label()).increment(1);
+        if step == GuessStep::NeedsProof {
+            self.needs_proof.insert(phone.as_str().to_owned(), ());
+        }
         match step {
             GuessStep::Matched => {}
             GuessStep::Wrong(left) => {
