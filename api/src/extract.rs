@@ -229,7 +229,7 @@ async fn session(state: &AppState, parts: &Parts, token: &str) -> Result<Session
 /// (`limits.unauthorized_per_sec`) gets 429 before any lookup.
 fn refuse_failing_client(state: &AppState, parts: &Parts) -> Result<(), ApiError> {
     let Some(failures) = &state.failed_auth else { return Ok(()) };
-    match failures.refused(&request_client_ip(parts, state)) {
+    match failures.refused(request_client(parts, state)) {
         None => Ok(()),
         Some(retry_after) => {
             metrics::counter!(cityhub_core::metrics::RATE_LIMITED, "route" => "unauthorized").increment(1);
@@ -246,7 +246,7 @@ fn refuse_failing_client(state: &AppState, parts: &Parts) -> Result<(), ApiError
 fn checked<T>(state: &AppState, parts: &Parts, found: Option<T>) -> Result<T, ApiError> {
     found.ok_or_else(|| {
         if let Some(failures) = &state.failed_auth {
-            failures.hit(&request_client_ip(parts, state));
+            failures.hit(request_client(parts, state));
         }
         ApiError::Unauthorized
     })

@@ -163,12 +163,12 @@ async fn measure(services: &Services, plan: &Plan) -> anyhow::Result<Report> {
     );
     // Each voucher's slot verifies its generation mark on first use: not timed.
     for &voucher in &vouchers {
-        cityhub_core::reconcile::snapshot::load(db, kv, Sale::from(voucher)).await?;
+        cityhub_core::reconcile::snapshot::load(db, kv, Sale::from(voucher), Default::default()).await?;
     }
     costs.push(
         time("the reconciler's reading of one voucher", "reconcile::snapshot::load", 0, plan.samples, |i| {
             let sale = Sale::from(vouchers[i % vouchers.len()]);
-            async move { cityhub_core::reconcile::snapshot::load(db, kv, sale).await.map(drop) }
+            async move { cityhub_core::reconcile::snapshot::load(db, kv, sale, Default::default()).await.map(drop) }
         })
         .await?,
     );

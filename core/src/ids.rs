@@ -95,6 +95,11 @@ impl OrderId {
     pub fn issued_at_ms(self) -> u64 {
         cityhub_platform::ids::issued_at_ms(self.0)
     }
+
+    /// The order-id node slot it was issued under.
+    pub fn node(self) -> u16 {
+        cityhub_platform::ids::node_of(self.0)
+    }
 }
 
 /// One stock bucket of a seckill voucher: the unit of Redis sale state.

@@ -149,6 +149,62 @@ pub fn issued_at_ms(id: u64) -> u64 {
     (id >> (NODE_BITS + SEQ_BITS)) + EPOCH_MS
 }
 
+/// The node slot an id was issued under.
+pub fn node_of(id: u64) -> u16 {
+    ((id >> SEQ_BITS) & u64::from(MAX_NODE)) as u16
+}
+
+/// Heartbeats: each holder writes its node and the Unix ms of its last
+/// confirmed renewal into one sorted set (`ids:beats`) after each renewal,
+/// and 0 when it gives the slot up, so that whoever holds reservations of
+/// a node can tell when nothing more can come from it: a node whose beat
+/// is older than the lease TTL has no holder issuing or publishing (its
+/// process is gone, or has not reached Redis for longer than it may issue).
+/// A node taken over by another process beats again: it is not "stopped",
+/// and what its earlier holder left waits for the reconciler's grace.
+/// Redis losing the set forgets beats, never invents one: nothing is
+/// judged stopped then.
+pub mod beats {
+    use std::time::Duration;
+
+    use crate::kv::Kv;
+
+    /// Records that `node`'s holder was confirmed at `at_ms` (0: gave it up).
+    pub async fn record(kv: &Kv, node: u16, at_ms: u64) -> redis::RedisResult<()> {
+        redis::cmd("ZADD").arg(kv.keys.id_node_beats()).arg(at_ms).arg(node).query_async(&mut kv.conn()).await
+    }
+
+    /// The nodes whose last beat is older than `for_at_least`.
+    pub async fn stopped(kv: &Kv, for_at_least: Duration) -> redis::RedisResult<Vec<u16>> {
+        let before = crate::now_ms().saturating_sub(for_at_least.as_millis() as u64);
+        redis::cmd("ZRANGE")
+            .arg(kv.keys.id_node_beats())
+            .arg("-inf")
+            .arg(format!("({before}"))
+            .arg("BYSCORE")
+            .query_async(&mut kv.conn())
+            .await
+    }
+
+    /// Forgets `nodes` (what they left was handled), unless one beat again
+    /// since `stopped` saw it, which keeps it.
+    pub async fn forget(kv: &Kv, nodes: &[u16], for_at_least: Duration) -> redis::RedisResult<()> {
+        if nodes.is_empty() {
+            return Ok(());
+        }
+        let before = crate::now_ms().saturating_sub(for_at_least.as_millis() as u64);
+        let mut pipe = redis::pipe();
+        for node in nodes {
+            // Only while still stopped: ZREM of a member whose score is old.
+            pipe.cmd("EVAL").arg(FORGET).arg(1).arg(kv.keys.id_node_beats()).arg(node).arg(before).ignore();
+        }
+        pipe.query_async(&mut kv.conn()).await
+    }
+
+    const FORGET: &str = "local s = redis.call('ZSCORE', KEYS[1], ARGV[1]) \
+        if s and tonumber(s) < tonumber(ARGV[2]) then return redis.call('ZREM', KEYS[1], ARGV[1]) end return 0";
+}
+
 /// How leases are held; see the module doc.
 #[derive(Debug, Clone, Copy)]
 pub struct LeaseTiming {
@@ -197,6 +253,7 @@ impl NodeLease {
             timing,
         };
         let held = leaser.acquire().await?;
+        let _ = beats::record(kv, held.node, crate::now_ms()).await;
         let ids = Arc::new(OrderIds::leased());
         ids.grant(held.node, Instant::now() + timing.window);
         tracing::info!(node = held.node, "order ids issued as node {}", held.node);
@@ -298,13 +355,19 @@ impl Leaser {
                     if let Err(err) = self.free(&held).await {
                         tracing::warn!(error = %err, "cannot give up the order-id node lease; it expires by itself");
                     }
+                    let _ = beats::record(&self.kv, held.node, 0).await;
                     return;
                 }
                 _ = tick.tick() => {}
             }
-            let asked = Instant::now();
+            let (asked, asked_ms) = (Instant::now(), crate::now_ms());
             match self.renew(&held, ttl_ms).await {
-                Ok(true) => ids.grant(held.node, asked + self.timing.window),
+                Ok(true) => {
+                    ids.grant(held.node, asked + self.timing.window);
+                    if let Err(err) = beats::record(&self.kv, held.node, asked_ms).await {
+                        tracing::debug!(error = %err, "cannot record the order-id node's beat");
+                    }
+                }
                 Ok(false) => {
                     ids.revoke();
                     tracing::error!(

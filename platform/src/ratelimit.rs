@@ -253,30 +253,69 @@ fn parse_ms(s: &str) -> Option<u64> {
 }
 
 /// A fixed window per key, counted in this process: at most `max` hits a
-/// key per `window`, keeping at most `keys` keys (the least used go first),
-/// so a client sending made-up keys cannot grow it without bound.
+/// key per `window`. Keys are hashed (under a key random per instance) into
+/// shards, each a plain map cleared when its window ends, holding at most
+/// `keys` keys in all (a key arriving at a full shard is not counted that
+/// window), so a client sending made-up keys cannot grow it without bound,
+/// and a reader never pays for others' expiries: a check is one short lock
+/// and one map lookup.
 pub struct Local {
     max: u32,
     window: Duration,
-    counts: moka::sync::Cache<String, std::sync::Arc<std::sync::atomic::AtomicU32>>,
+    keys_per_shard: usize,
+    ids: std::hash::RandomState,
+    shards: [Mutex<Shard>; LOCAL_SHARDS],
+}
+
+const LOCAL_SHARDS: usize = 16;
+
+struct Shard {
+    started: Instant,
+    counts: std::collections::HashMap<u64, u32>,
 }
 
 impl Local {
     pub fn new(max: u32, window: Duration, keys: u64) -> Self {
-        let counts = moka::sync::Cache::builder().max_capacity(keys).time_to_live(window).build();
-        Self { max, window, counts }
+        let now = Instant::now();
+        Self {
+            max,
+            window,
+            keys_per_shard: (keys as usize).div_ceil(LOCAL_SHARDS),
+            ids: Default::default(),
+            shards: std::array::from_fn(|_| Mutex::new(Shard { started: now, counts: Default::default() })),
+        }
     }
 
     /// The wait before `key` may hit again, if it is over its window now.
-    pub fn refused(&self, key: &str) -> Option<Duration> {
-        let hits = self.counts.get(key)?.load(std::sync::atomic::Ordering::Relaxed);
-        (hits >= self.max).then_some(self.window)
+    pub fn refused(&self, key: impl std::hash::Hash) -> Option<Duration> {
+        let id = std::hash::BuildHasher::hash_one(&self.ids, key);
+        let shard = self.shard(id);
+        let left = self.window.saturating_sub(shard.started.elapsed());
+        (shard.counts.get(&id).copied().unwrap_or(0) >= self.max).then_some(left.max(Duration::from_millis(1)))
     }
 
     /// Counts one hit of `key`.
-    pub fn hit(&self, key: &str) {
-        let count = self.counts.get_with_by_ref(key, Default::default);
-        count.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    pub fn hit(&self, key: impl std::hash::Hash) {
+        let id = std::hash::BuildHasher::hash_one(&self.ids, key);
+        let mut shard = self.shard(id);
+        let room = shard.counts.len() < self.keys_per_shard;
+        match shard.counts.get_mut(&id) {
+            Some(count) => *count = count.saturating_add(1),
+            None if room => {
+                shard.counts.insert(id, 1);
+            }
+            None => {}
+        }
+    }
+
+    /// `id`'s shard, its window renewed if it ended.
+    fn shard(&self, id: u64) -> std::sync::MutexGuard<'_, Shard> {
+        let mut shard = self.shards[(id % LOCAL_SHARDS as u64) as usize].lock().unwrap_or_else(|e| e.into_inner());
+        if shard.started.elapsed() >= self.window {
+            shard.started = Instant::now();
+            shard.counts.clear();
+        }
+        shard
     }
 }
 
@@ -472,10 +511,22 @@ mod tests {
         local.hit("a");
         assert_eq!(local.refused("a"), None);
         local.hit("a");
-        assert_eq!(local.refused("a"), Some(Duration::from_millis(200)));
+        let wait = local.refused("a").expect("refused past its most");
+        assert!(wait <= Duration::from_millis(200), "{wait:?}");
         assert_eq!(local.refused("b"), None, "keys count apart");
         std::thread::sleep(Duration::from_millis(300));
         assert_eq!(local.refused("a"), None, "the window ended");
+    }
+
+    #[test]
+    fn a_local_window_holds_at_most_its_keys() {
+        let local = Local::new(1, Duration::from_secs(60), 32);
+        for i in 0..10_000u32 {
+            local.hit(i);
+        }
+        let held: usize = local.shards.iter().map(|s| s.lock().unwrap().counts.len()).sum();
+        assert!(held <= 32, "{held} keys held");
+        assert_eq!((0..10_000u32).filter(|i| local.refused(i).is_some()).count(), held);
     }
 
     #[test]

@@ -11,6 +11,7 @@ use cityhub_core::config::Secret;
 use cityhub_core::reconcile::Verdict;
 use cityhub_core::seckill::{scripts, Outcome};
 use cityhub_core::{UserId, VoucherId};
+use cityhub_platform::ids::beats;
 use cityhub_testkit::{fakes, logs, PrivateRedis};
 use redis::AsyncCommands;
 use serde_json::Value;
@@ -70,6 +71,48 @@ async fn a_reservation_left_without_a_message_becomes_an_order_after_one_run_pas
         .unwrap();
     assert_eq!(kept.json::<Value>().await.unwrap(), report, "the last report is kept");
     assert_eq!(reconcile(&app, voucher).await["verdict"], "consistent");
+    app.shutdown().await;
+}
+
+/// What a killed API leaves (a reservation, no message) is re-published as
+/// soon as its order-id node has gone the lease TTL without a beat, by the
+/// worker's own reconciler job, not after the grace period; a reservation
+/// of a node still beating waits, and the stopped node is then forgotten.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_apis_reservation_is_republished_once_its_node_stops_beating_not_after_the_grace_period() {
+    let app = TestApp::spawn_with(Options { worker: true }, |s| {
+        s.reconcile.grace_secs = Duration::from_secs(3600);
+        s.reconcile.every_secs = Duration::from_secs(3600);
+    })
+    .await;
+    let voucher = app.on_sale(5).await;
+    let users = app.users(2).await;
+    let (gone, alive) = (fakes::order_id(77, 0), fakes::order_id(78, 0));
+    for ((user, _), order) in users.iter().zip([gone, alive]) {
+        assert_eq!(scripts::reserve(&app.kv, voucher, *user, order, &[]).await.unwrap().0, Outcome::Accepted);
+    }
+    // Node 78's holder keeps beating; node 77's last beat is a TTL old.
+    let ttl = app.env.settings.ids.lease_ttl_ms;
+    let kv = app.kv.clone();
+    let beating = tokio::spawn(async move {
+        loop {
+            beats::record(&kv, 78, cityhub_platform::now_ms()).await.unwrap();
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    });
+    let stopped_at = cityhub_platform::now_ms() - ttl.as_millis() as u64 - 1;
+    beats::record(&app.kv, 77, stopped_at).await.unwrap();
+
+    assert_eq!(app.wait_for_orders(voucher, 1, Duration::from_secs(30)).await, 1, "the orphan was not re-published");
+    assert_eq!(app.order_status(gone).await.as_deref(), Some("unpaid"));
+    assert_eq!(app.order_status(alive).await, None, "a reservation of a beating node was re-published");
+    let forgotten = crate::app::eventually(Duration::from_secs(10), || async {
+        let score: Option<u64> = app.kv.conn().zscore(app.kv.keys.id_node_beats(), 77).await.unwrap();
+        score.is_none()
+    })
+    .await;
+    assert!(forgotten, "the stopped node is still listed");
+    beating.abort();
     app.shutdown().await;
 }
 

@@ -48,7 +48,8 @@ pub struct Diff {
 }
 
 /// What differs between Redis and MySQL in `s`, judging an order without a
-/// row as late (not lost) until it is `grace_ms` old.
+/// row as late (not lost) until it is `grace_ms` old, or until its node's
+/// holder stopped (its API is gone: nothing more can come from it).
 ///
 /// MySQL's stock is the whole voucher's: it is judged in bucket 0's
 /// snapshot only; everything else is judged per bucket.
@@ -108,7 +109,9 @@ fn compare(s: &Snapshot, redis: &RedisSide, grace_ms: u64, d: &mut Diff) {
                     releases.push(StockRelease { order_id, user_id, voucher_id: s.voucher_id, bucket: s.bucket });
                 }
             }
-            None if !past_grace(order_id.issued_at_ms()) => d.in_flight += 1,
+            None if !past_grace(order_id.issued_at_ms()) && !s.stopped_nodes.contains(&order_id.node()) => {
+                d.in_flight += 1
+            }
             None if s.parked.contains(&order_id) => parked.push(order_id),
             None if matches!(entry, BuyerEntry::Confirmed(_)) => without_order.push((user_id, order_id)),
             None => unconfirmed.push((user_id, order_id)),
@@ -227,6 +230,7 @@ mod tests {
             orders: orders.iter().cloned().collect(),
             parked: HashSet::new(),
             now_ms: NOW,
+            stopped_nodes: HashSet::new(),
         }
     }
 
@@ -256,6 +260,18 @@ mod tests {
         let d = diff(&snapshot(9, &[(7, BuyerEntry::Reserved(late))], &[]), GRACE);
         assert_eq!(d.findings[0].kind, Kind::UnconfirmedReservation);
         assert_eq!(d.findings[0].repair, Repair::Republish(vec![(UserId(7), late)]));
+    }
+
+    #[test]
+    fn a_young_reservation_of_a_stopped_node_is_republished_at_once_and_one_of_a_live_node_waits() {
+        // Nodes 1 and 2 (the node sits above the 12 bits of sequence).
+        let (live, orphan) = (id(GRACE / 2, 1 << 12), id(GRACE / 2, 2 << 12));
+        assert_ne!(live.node(), orphan.node());
+        let mut s = snapshot(8, &[(7, BuyerEntry::Reserved(live)), (8, BuyerEntry::Reserved(orphan))], &[]);
+        s.stopped_nodes.insert(orphan.node());
+        let d = diff(&s, GRACE);
+        assert_eq!(d.in_flight, 1, "{d:?}");
+        assert_eq!(d.findings[0].repair, Repair::Republish(vec![(UserId(8), orphan)]));
     }
 
     #[test]

@@ -25,8 +25,10 @@
 //!   the state under the current generation unless another rebuild already
 //!   did (two reconcilers racing change nothing twice).
 //! - **A reservation with no order, older than the grace period** (the
-//!   order id carries its time): the order message is **re-published**, not
-//!   released. The message may only be late (a lagging worker, a broker
+//!   order id carries its time), **or issued under an order-id node whose
+//!   holder stopped beating** longer than the lease TTL ago (its API is gone,
+//!   `cityhub_platform::ids::beats`; the order id carries its node): the
+//!   order message is **re-published**, not released. The message may only be late (a lagging worker, a broker
 //!   retry) and the shopper may hold a 202; the worker's insert is keyed on
 //!   the order id, so a duplicate changes nothing, and an order nobody pays
 //!   is closed by the close job, which releases its stock. Releasing instead
@@ -208,6 +210,9 @@ pub struct Reconciler {
     progress: Progress,
     publish_window: Duration,
     grace: Duration,
+    /// How long an order-id node's holder may go without a beat before
+    /// what it reserved is judged orphaned (`ids.lease_ttl_ms`).
+    lease_ttl: Duration,
     recent: Duration,
     /// Re-publishing's pace: how long a re-published order is left alone,
     /// and the most one pass sends per voucher.
@@ -247,6 +252,7 @@ impl Reconciler {
             progress,
             publish_window,
             grace: settings.reconcile.grace_secs,
+            lease_ttl: settings.ids.lease_ttl_ms,
             recent: settings.reconcile.recent_secs,
             republish_quiet: settings.reconcile.republish_quiet_secs,
             republish_max: settings.reconcile.republish_max as usize,
@@ -349,7 +355,8 @@ impl Reconciler {
 
     /// One bucket's run, before the verdict; with the voucher's bucket count.
     async fn run_bucket(&self, sale: Sale, mode: Mode) -> Result<(Report, u16), ReconcileError> {
-        let snapshot = snapshot::load(&self.db, &self.kv, sale).await?;
+        let stopped = cityhub_platform::ids::beats::stopped(&self.kv, self.lease_ttl).await?;
+        let snapshot = snapshot::load(&self.db, &self.kv, sale, stopped.into_iter().collect()).await?;
         if snapshot.redis.is_some() {
             self.pauses.lock().expect("pauses lock").remove(&sale);
         }

@@ -71,6 +71,9 @@ pub struct Snapshot {
     pub parked: HashSet<OrderId>,
     /// When it was read, Unix ms.
     pub now_ms: u64,
+    /// Order-id nodes whose holder stopped (`cityhub_platform::ids::beats`):
+    /// nothing more comes from them.
+    pub stopped_nodes: HashSet<u16>,
 }
 
 impl Snapshot {
@@ -91,7 +94,12 @@ impl Snapshot {
 }
 
 /// Reads the snapshot of bucket `sale`.
-pub async fn load(db: &MySqlPool, kv: &Kv, sale: Sale) -> Result<Snapshot, ReconcileError> {
+pub async fn load(
+    db: &MySqlPool,
+    kv: &Kv,
+    sale: Sale,
+    stopped_nodes: HashSet<u16>,
+) -> Result<Snapshot, ReconcileError> {
     let voucher_id = sale.voucher_id;
     let generation = kv.generation.current(&kv.keys.seckill_voucher(sale)).await?;
     let (redis_stock, written_under): (Option<i64>, Option<String>) = redis::cmd("HMGET")
@@ -121,7 +129,7 @@ pub async fn load(db: &MySqlPool, kv: &Kv, sale: Sale) -> Result<Snapshot, Recon
         .collect();
     let parked = parked(db, &missing).await?;
     let now_ms = cityhub_platform::now_ms();
-    Ok(Snapshot { voucher_id, bucket: sale.bucket, voucher, redis, redis_stock, orders, parked, now_ms })
+    Ok(Snapshot { voucher_id, bucket: sale.bucket, voucher, redis, redis_stock, orders, parked, now_ms, stopped_nodes })
 }
 
 /// The buyers hash, read in chunks (a walk's "passed" marks are no entries: left out).

@@ -1,15 +1,19 @@
 //! The reconciler job (tokio-cron-scheduler): every `reconcile.every_secs`,
 //! reconciles each voucher on sale or ended within `reconcile.recent_secs`
 //! (see `cityhub_core::reconcile` for what it checks and repairs), and every
-//! second those of them that are paused. It re-publishes orders through its
-//! own producer on the order topic.
+//! second those of them that are paused, or all of them at once when an
+//! order-id node's holder stopped beating (an API is gone: what it reserved
+//! and never published is re-published now, not after the grace period).
+//! It re-publishes orders through its own producer on the order topic.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use cityhub_core::reconcile::{Kind, Reconciler, Verdict};
 use cityhub_core::{Sale, Services, VoucherId};
+use cityhub_platform::ids::beats;
 use cityhub_platform::jobs::{self, Job, OnExit};
+use cityhub_platform::kv::Kv;
 use cityhub_platform::mq::ClientRuntime;
 use tokio::sync::Mutex;
 use tokio_util::sync::CancellationToken;
@@ -18,6 +22,9 @@ use tokio_util::sync::CancellationToken;
 pub struct ReconcileJob {
     reconciler: Arc<Reconciler>,
     every: Duration,
+    kv: Kv,
+    /// A node without a beat for this long has stopped (`ids.lease_ttl_ms`).
+    lease_ttl: Duration,
 }
 
 impl ReconcileJob {
@@ -33,7 +40,12 @@ impl ReconcileJob {
         for kind in Kind::ALL {
             metrics::counter!(cityhub_core::metrics::RECONCILER_REPAIRS, "kind" => kind.label()).increment(0);
         }
-        Ok(Self { reconciler: Arc::new(reconciler), every: settings.reconcile.every_secs })
+        Ok(Self {
+            reconciler: Arc::new(reconciler),
+            every: settings.reconcile.every_secs,
+            kv: services.kv.clone(),
+            lease_ttl: settings.ids.lease_ttl_ms,
+        })
     }
 }
 
@@ -54,7 +66,7 @@ impl Job for ReconcileJob {
     /// Runs until `stop`, then stops the reconciler's publisher (a run that
     /// ended early keeps it, for the restart).
     async fn run(self: Arc<Self>, stop: CancellationToken) -> anyhow::Result<()> {
-        let outcome = run(Arc::clone(&self.reconciler), self.every, stop.clone()).await;
+        let outcome = run(Arc::clone(&self), stop.clone()).await;
         if stop.is_cancelled() {
             self.reconciler.shutdown().await;
         }
@@ -62,12 +74,23 @@ impl Job for ReconcileJob {
     }
 }
 
-async fn run(reconciler: Arc<Reconciler>, every: Duration, stop: CancellationToken) -> anyhow::Result<()> {
+async fn run(job: Arc<ReconcileJob>, stop: CancellationToken) -> anyhow::Result<()> {
     let last: Arc<Mutex<Option<FullPass>>> = Arc::new(Mutex::new(None));
     jobs::every(PAUSE_CHECK, stop, move || {
-        let (reconciler, last) = (Arc::clone(&reconciler), Arc::clone(&last));
+        let (job, last) = (Arc::clone(&job), Arc::clone(&last));
         async move {
-            let known = last.lock().await.clone().filter(|(at, _)| at.elapsed() < every);
+            let reconciler = &job.reconciler;
+            let stopped = match beats::stopped(&job.kv, job.lease_ttl).await {
+                Ok(stopped) => stopped,
+                Err(err) => {
+                    tracing::debug!(error = %err, "cannot read the order-id nodes' beats");
+                    Vec::new()
+                }
+            };
+            if !stopped.is_empty() {
+                tracing::info!(nodes = ?stopped, "order-id nodes stopped beating: reconciling every due voucher now");
+            }
+            let known = last.lock().await.clone().filter(|(at, _)| at.elapsed() < job.every && stopped.is_empty());
             let due = match known {
                 Some((_, due)) => match reconciler.paused(&due).await {
                     Ok(paused) => paused,
@@ -83,10 +106,21 @@ async fn run(reconciler: Arc<Reconciler>, every: Duration, stop: CancellationTok
                     Err(err) => return tracing::warn!(error = %err, "cannot list vouchers to reconcile"),
                 },
             };
+            let mut all_ran = true;
             for voucher_id in due {
                 match reconciler.run(voucher_id).await {
                     Ok(report) => tracing::debug!(%voucher_id, verdict = report.verdict.as_str(), "reconciled"),
-                    Err(err) => tracing::warn!(%voucher_id, error = %err, "reconciling failed; the next run retries"),
+                    Err(err) => {
+                        all_ran = false;
+                        tracing::warn!(%voucher_id, error = %err, "reconciling failed; the next run retries");
+                    }
+                }
+            }
+            // What the stopped nodes left is on its way: forget them (a
+            // node that beat again meanwhile is kept).
+            if all_ran {
+                if let Err(err) = beats::forget(&job.kv, &stopped, job.lease_ttl).await {
+                    tracing::debug!(error = %err, "cannot forget stopped order-id nodes; the next tick does");
                 }
             }
         }

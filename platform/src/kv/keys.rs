@@ -27,6 +27,12 @@ impl Keys {
         self.key(format_args!("ids:node-cursor"))
     }
 
+    /// Sorted set: order-id node slot -> Unix ms of its holder's last
+    /// confirmed renewal (`crate::ids::beats`).
+    pub fn id_node_beats(&self) -> String {
+        self.key(format_args!("ids:beats"))
+    }
+
     /// String: the lease on order-id node slot `node`: its holder's token, or
     /// `free:<generation>` once given up cleanly (see `ids`).
     pub fn id_node_lease(&self, node: u16) -> String {
