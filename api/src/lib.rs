@@ -77,8 +77,10 @@ pub fn router(state: AppState) -> Router {
         )
 }
 
-/// Serves `state` on `listener` until `shutdown` resolves, then drains
-/// in-flight requests.
+/// Serves `state` on `listener` until `shutdown` resolves; then drains:
+/// `GET /serving` answers 503 `draining` while requests are still served
+/// for `http.drain_ms` (the balancer takes the instance out of its pool),
+/// then no connection is accepted and requests in flight finish.
 pub async fn run(
     listener: TcpListener,
     state: AppState,
@@ -90,5 +92,16 @@ pub async fn run(
     state.payments.provider().default_target(format!("http://{addr}/payments/callback"));
     state.announce();
     let http = state.settings.http.clone();
-    serve::serve(listener, router(state), &http, shutdown).await
+    let draining = state.clone();
+    let drained = async move {
+        shutdown.await;
+        draining.start_draining();
+        tracing::info!(drain_ms = http_drain_ms(&draining), "draining: still serving until the balancer lets go");
+        tokio::time::sleep(draining.settings.http.drain_ms).await;
+    };
+    serve::serve(listener, router(state), &http, drained).await
+}
+
+fn http_drain_ms(state: &AppState) -> u64 {
+    state.settings.http.drain_ms.as_millis() as u64
 }

@@ -124,6 +124,7 @@ use Guarded::*;
 /// Every route's limit: (method, route template, budget).
 pub const BUDGETS: &[(&str, &str, Budget)] = &[
     ("GET", "/healthz", Shared(Probes)),
+    ("GET", "/serving", Shared(Probes)),
     ("GET", "/readyz", Shared(Probes)),
     ("POST", "/auth/code", Shared(LoginCode)),
     ("POST", "/auth/login", Shared(Login)),

@@ -76,6 +76,8 @@ pub struct Shared {
     /// The cache invalidation listener and the visitor recorder.
     background: TaskTracker,
     stop: CancellationToken,
+    /// Set once shutdown began: `GET /serving` answers 503 `draining`.
+    draining: std::sync::atomic::AtomicBool,
 }
 
 impl AppState {
@@ -130,6 +132,7 @@ impl AppState {
             trusted_proxies,
             failed_auth,
             leases: cityhub_platform::ratelimit::Leases::new(LEASED_KEYS),
+            draining: Default::default(),
             metrics,
             auth: services.auth,
             vouchers: services.vouchers,
@@ -180,6 +183,17 @@ impl AppState {
     /// Once the server has drained: waits for seckill work whose shopper
     /// hung up, records the last visits, gives up the order-id lease, stops
     /// the producers (the client runtime's shutdown would wait out a live one).
+    /// Shutdown began: the balancer's check (`GET /serving`) fails from now
+    /// on, while requests are still served.
+    pub fn start_draining(&self) {
+        self.draining.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// Whether shutdown began.
+    pub fn is_draining(&self) -> bool {
+        self.draining.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
     pub async fn close(&self) {
         self.stop.cancel();
         self.background.close();

@@ -185,6 +185,12 @@ pub struct HttpSettings {
     #[serde(with = "millis")]
     #[validate(custom(function = "positive"))]
     pub request_timeout_ms: Duration,
+    /// After SIGTERM, how long the API keeps serving while `GET /serving`
+    /// answers 503 `draining`, so that the balancer takes it out of its pool
+    /// before it stops accepting (at least the balancer's check interval
+    /// times its fall count), ms; 0: stop accepting at once.
+    #[serde(with = "millis")]
+    pub drain_ms: Duration,
 }
 
 fn ip_list(list: &str) -> Result<(), ValidationError> {

@@ -51,6 +51,8 @@ impl TestEnv {
         let db_name = format!("cityhub_t_{id}");
         let mut settings = Settings::defaults();
         settings.http.addr = "127.0.0.1:0".into();
+        // Tests stop their API at once; the drain has a test of its own.
+        settings.http.drain_ms = std::time::Duration::ZERO;
         settings.database.url =
             Secret::new(format!("{}/{db_name}", env_or("CITYHUB_TEST_MYSQL", "mysql://root@127.0.0.1:3306")));
         settings.database.max_connections = 8;

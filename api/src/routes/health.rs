@@ -1,6 +1,9 @@
-//! Operations on the public port: `GET /healthz` (the process is alive) and
-//! `GET /readyz` (MySQL, Redis and RocketMQ answer; 503 with the failing
-//! checks otherwise). Metrics are on the ops listener (`http.metrics_addr`).
+//! Operations on the public port: `GET /healthz` (the process is alive),
+//! `GET /serving` (the balancer's check: 503 `draining` from the moment
+//! shutdown begins, and never because a dependency blinked, or every
+//! instance would leave the pool together) and `GET /readyz` (MySQL, Redis
+//! and RocketMQ answer; 503 with the failing checks otherwise). Metrics are
+//! on the ops listener (`http.metrics_addr`).
 
 use std::time::Duration;
 
@@ -15,7 +18,7 @@ use utoipa_axum::routes;
 use crate::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(healthz)).routes(routes!(readyz))
+    OpenApiRouter::new().routes(routes!(healthz)).routes(routes!(serving)).routes(routes!(readyz))
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -28,6 +31,22 @@ pub struct Health {
 #[utoipa::path(get, path = "/healthz", tag = "operations", responses((status = 200, body = Health)))]
 async fn healthz() -> Json<Health> {
     Json(Health { status: "ok" })
+}
+
+/// Whether the balancer should send requests here: 200 while serving, 503
+/// `draining` once shutdown began (requests are still served for
+/// `http.drain_ms`, then the listener closes).
+#[utoipa::path(get, path = "/serving", tag = "operations", responses(
+    (status = 200, description = "Serving", body = Health),
+    (status = 503, description = "Draining (`draining`): take it out of the pool", body = crate::error::ErrorBody)))]
+async fn serving(State(state): State<AppState>) -> Result<Json<Health>, crate::error::ApiError> {
+    if state.is_draining() {
+        return Err(crate::error::ApiError::Unavailable {
+            code: "draining",
+            message: "this instance is shutting down; the balancer should take it out".into(),
+        });
+    }
+    Ok(Json(Health { status: "serving" }))
 }
 
 #[derive(Debug, Serialize, ToSchema)]

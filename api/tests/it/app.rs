@@ -357,6 +357,11 @@ impl TestApp {
             .unwrap()
     }
 
+    /// Begins the API's shutdown (what SIGTERM does) without waiting for it.
+    pub fn begin_shutdown(&self) {
+        self.stop.cancel();
+    }
+
     pub async fn shutdown(mut self) {
         self.stop.cancel();
         if let Some(server) = self.server.take() {

@@ -108,3 +108,33 @@ async fn requests_past_the_in_flight_cap_or_the_time_bound_get_503() {
     assert!(served, "the place was not given back");
     app.shutdown().await;
 }
+
+/// A draining API: from the moment its shutdown begins, `GET /serving` (the
+/// balancer's check) answers 503 `draining` while every other request is
+/// still served for `http.drain_ms`; only then does the listener close.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_draining_api_fails_the_balancers_check_at_once_and_serves_until_its_drain_ends() {
+    let drain = Duration::from_secs(4);
+    let app = TestApp::spawn_with(Options { worker: false }, |s| s.http.drain_ms = drain).await;
+    let serving = || async { app.get_at(&app.base, "/serving", None).await };
+    assert_eq!(serving().await.0, 200);
+    let began = Instant::now();
+    app.begin_shutdown();
+    let draining = crate::app::eventually(drain, || async {
+        let (status, body) = serving().await;
+        status == 503 && body["code"] == "draining"
+    })
+    .await;
+    assert!(draining, "the balancer's check still passes: {:?}", serving().await);
+    let (status, body) = app.get_at(&app.base, "/healthz", None).await;
+    assert_eq!(status, 200, "a request during the drain was not served: {body}");
+    assert!(began.elapsed() < drain, "the check took the whole drain to fail");
+
+    let closed = crate::app::eventually(drain + Duration::from_secs(10), || async {
+        TcpStream::connect(addr(&app)).await.is_err()
+    })
+    .await;
+    assert!(closed, "the listener is still open");
+    assert!(began.elapsed() >= drain, "the listener closed {:?} into a drain of {drain:?}", began.elapsed());
+    app.shutdown().await;
+}

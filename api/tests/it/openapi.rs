@@ -56,6 +56,7 @@ fn the_document_covers_the_known_routes_with_json_errors() {
             "GET /orders",
             "GET /orders/{id}",
             "GET /readyz",
+            "GET /serving",
             "GET /shop-types",
             "GET /shops",
             "GET /shops/nearby",

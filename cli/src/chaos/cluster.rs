@@ -244,7 +244,9 @@ impl ClusterParts {
     }
 
     /// HAProxy on [`ClusterParts::balancer_port`] in front of `apis`
-    /// (`host:port`): round robin, health-checked on `/healthz` every 500 ms,
+    /// (`host:port`): round robin, health-checked on `/serving` every 500 ms
+    /// (out of the pool after two failures, so an API draining for 2 s is
+    /// left before it stops accepting),
     /// a request whose connection failed sent to the other API (a request
     /// that reached an API is never sent twice).
     pub async fn start_balancer(&mut self, apis: &[String]) -> anyhow::Result<()> {
@@ -278,7 +280,7 @@ impl ClusterParts {
             "global\n    maxconn 4096\ndefaults\n    mode http\n    timeout connect 2s\n    timeout client 30s\n\
              \x20   timeout server 30s\n    retries 3\n    option redispatch\n    retry-on conn-failure\n\
              frontend shoppers\n    bind 127.0.0.1:{port}\n    default_backend apis\n\
-             backend apis\n    balance roundrobin\n    option httpchk GET /healthz\n{servers}",
+             backend apis\n    balance roundrobin\n    option httpchk GET /serving\n{servers}",
             port = self.balancer_port,
         );
         let path = self.dir.join("haproxy.cfg");
