@@ -97,7 +97,7 @@ impl PrivateRedis {
 
 /// Commands a Redis server ran for its clients, read from `MONITOR`:
 /// commands a script runs are left out (a script is one command), and so
-/// is the node lease a process renews in the background.
+/// are the node lease a process renews in the background and its beat.
 pub struct Monitor {
     stream: std::net::TcpStream,
     lines: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
@@ -123,7 +123,8 @@ impl Monitor {
         let end = self.seen + lines[self.seen..].iter().position(|l| l.contains(&quoted)).expect("found");
         let taken = lines[self.seen..end]
             .iter()
-            .filter(|l| !l.contains(" lua] ") && !l.contains("\"ECHO\" \"cityhub-mark-") && !l.contains("ids:node:"))
+            .filter(|l| !l.contains(" lua] ") && !l.contains("\"ECHO\" \"cityhub-mark-"))
+            .filter(|l| !l.contains("ids:node:") && !l.contains("ids:beats"))
             .filter(|l| l.starts_with('+') && l.as_str() != "+OK")
             .cloned()
             .collect();
