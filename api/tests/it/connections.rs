@@ -114,7 +114,7 @@ async fn requests_past_the_in_flight_cap_or_the_time_bound_get_503() {
 /// still served for `http.drain_ms`; only then does the listener close.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_draining_api_fails_the_balancers_check_at_once_and_serves_until_its_drain_ends() {
-    let drain = Duration::from_secs(4);
+    let drain = Duration::from_secs(6);
     let app = TestApp::spawn_with(Options { worker: false }, |s| s.http.drain_ms = drain).await;
     let serving = || async { app.get_at(&app.base, "/serving", None).await };
     assert_eq!(serving().await.0, 200);
