@@ -2,6 +2,9 @@
 # or `--target cli` (the `cityhub` operator commands).
 FROM rust:1.95-bookworm AS build
 WORKDIR /src
+# The commit the binaries report in cityhub_build_info (`--build-arg CITYHUB_COMMIT=$(git rev-parse --short HEAD)`).
+ARG CITYHUB_COMMIT=unknown
+ENV CITYHUB_COMMIT=${CITYHUB_COMMIT}
 COPY . .
 RUN cargo build --release -p cityhub-api -p cityhub-order-worker -p cityhub-cli \
  && cp target/release/cityhub-api target/release/cityhub-order-worker target/release/cityhub /usr/local/bin/

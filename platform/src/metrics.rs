@@ -47,6 +47,17 @@ pub const CACHE_REFUSALS: &str = "cityhub_cache_refusals_total";
 pub const CACHE_INVALIDATIONS: &str = "cityhub_cache_invalidations_total";
 pub const DB_POOL_CONNECTIONS: &str = "cityhub_db_pool_connections";
 pub const HEAP_BYTES: &str = "cityhub_heap_bytes";
+pub const BUILD_INFO: &str = "cityhub_build_info";
+
+/// This build's version (the workspace's) and commit (`CITYHUB_COMMIT` when
+/// it was compiled, `unknown` without it): the labels of [`BUILD_INFO`], so
+/// that instances of two versions serving side by side (a rolling deploy)
+/// show as such.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+pub const COMMIT: &str = match option_env!("CITYHUB_COMMIT") {
+    Some(commit) => commit,
+    None => "unknown",
+};
 
 const SECONDS_BUCKETS: &[f64] = &[0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0];
 const SIZE_BUCKETS: &[f64] = &[1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0, 512.0, 1024.0];
@@ -69,6 +80,7 @@ pub fn install() -> PrometheusHandle {
                 .install_recorder()
                 .expect("the metrics recorder is installed once");
             describe();
+            metrics::gauge!(BUILD_INFO, "version" => VERSION, "commit" => COMMIT).set(1.0);
             let upkeep = handle.clone();
             std::thread::Builder::new()
                 .name("metrics-upkeep".into())
@@ -99,6 +111,7 @@ pub fn sample(text: &str, name: &str, labels: &[&str]) -> Option<f64> {
 }
 
 fn describe() {
+    describe_gauge!(BUILD_INFO, "1, labelled with this binary's version and commit.");
     describe_counter!(HTTP_REQUESTS, "HTTP requests by method, route and status.");
     describe_histogram!(HTTP_DURATION, Unit::Seconds, "HTTP request latency by method, route and status.");
     describe_histogram!(MQ_PUBLISH_BATCH_SIZE, Unit::Count, "Messages per RocketMQ send_batch.");

@@ -119,7 +119,7 @@ impl Identity {
         Beat {
             id: self.id.clone(),
             kind: self.kind.to_owned(),
-            version: env!("CARGO_PKG_VERSION").to_owned(),
+            version: crate::metrics::VERSION.to_owned(),
             host: self.host.clone(),
             pid: self.pid,
             started_ms: self.started_ms,

@@ -47,6 +47,8 @@ async fn metrics_show_requests_outcomes_publishes_and_consumption_during_a_sale(
     assert!(sample(&api, "cityhub_mq_published_messages_total", &[&topic]).unwrap() >= 5.0);
     assert_eq!(sample(&api, "cityhub_mq_publish_failures_total", &[&topic]), Some(0.0));
     assert!(sample(&api, "cityhub_db_pool_connections", &[r#"state="idle""#]).is_some());
+    let version = format!(r#"version="{}""#, env!("CARGO_PKG_VERSION"));
+    assert_eq!(sample(&api, "cityhub_build_info", &[&version, "commit="]), Some(1.0), "the build is labelled");
 
     let scrape = || async { app.http.get(&ops_url).send().await.unwrap().text().await.unwrap() };
     let lag = format!(r#"group="{}""#, app.env.settings.mq.order_consumer_group);
