@@ -96,12 +96,9 @@ pub async fn run(
     let drained = async move {
         shutdown.await;
         draining.start_draining();
-        tracing::info!(drain_ms = http_drain_ms(&draining), "draining: still serving until the balancer lets go");
-        tokio::time::sleep(draining.settings.http.drain_ms).await;
+        let drain = draining.settings.http.drain_ms;
+        tracing::info!(drain_ms = drain.as_millis() as u64, "draining: still serving until the balancer lets go");
+        tokio::time::sleep(drain).await;
     };
     serve::serve(listener, router(state), &http, drained).await
-}
-
-fn http_drain_ms(state: &AppState) -> u64 {
-    state.settings.http.drain_ms.as_millis() as u64
 }

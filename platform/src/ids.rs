@@ -40,9 +40,12 @@ static TAKE: std::sync::LazyLock<redis::Script> =
 static FREE: std::sync::LazyLock<redis::Script> =
     std::sync::LazyLock::new(|| crate::kv::generation::fenced(include_str!("../../lua/id_lease_free.lua")));
 
-/// The lease scripts, to load at connect time.
-pub(crate) fn scripts() -> [&'static redis::Script; 2] {
-    [&*TAKE, &*FREE]
+static FORGET: std::sync::LazyLock<redis::Script> =
+    std::sync::LazyLock::new(|| redis::Script::new(include_str!("../../lua/id_beats_forget.lua")));
+
+/// The lease and beat scripts, to load at connect time.
+pub(crate) fn scripts() -> [&'static redis::Script; 3] {
+    [&*TAKE, &*FREE, &*FORGET]
 }
 
 /// 2026-01-01T00:00:00Z in Unix ms.
@@ -193,16 +196,11 @@ pub mod beats {
             return Ok(());
         }
         let before = crate::now_ms().saturating_sub(for_at_least.as_millis() as u64);
-        let mut pipe = redis::pipe();
-        for node in nodes {
-            // Only while still stopped: ZREM of a member whose score is old.
-            pipe.cmd("EVAL").arg(FORGET).arg(1).arg(kv.keys.id_node_beats()).arg(node).arg(before).ignore();
-        }
-        pipe.query_async(&mut kv.conn()).await
+        let mut forget = super::FORGET.key(kv.keys.id_node_beats());
+        forget.arg(before).arg(nodes);
+        let _forgotten: u64 = forget.invoke_async(&mut kv.conn()).await?;
+        Ok(())
     }
-
-    const FORGET: &str = "local s = redis.call('ZSCORE', KEYS[1], ARGV[1]) \
-        if s and tonumber(s) < tonumber(ARGV[2]) then return redis.call('ZREM', KEYS[1], ARGV[1]) end return 0";
 }
 
 /// How leases are held; see the module doc.

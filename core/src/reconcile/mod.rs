@@ -60,7 +60,7 @@ mod diff;
 mod repair;
 pub mod snapshot;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -320,9 +320,11 @@ impl Reconciler {
     /// summed over the buckets and each difference of a bucket past the
     /// first named with its bucket.
     pub async fn run_with(&self, voucher_id: VoucherId, mode: Mode) -> Result<Report, ReconcileError> {
-        let (mut report, buckets) = self.run_bucket(Sale::from(voucher_id), mode).await?;
+        let stopped: HashSet<u16> =
+            cityhub_platform::ids::beats::stopped(&self.kv, self.lease_ttl).await?.into_iter().collect();
+        let (mut report, buckets) = self.run_bucket(Sale::from(voucher_id), mode, &stopped).await?;
         for bucket in 1..buckets {
-            let (part, _) = self.run_bucket(Sale { voucher_id, bucket }, mode).await?;
+            let (part, _) = self.run_bucket(Sale { voucher_id, bucket }, mode, &stopped).await?;
             report.live_orders += part.live_orders;
             report.live_buyers += part.live_buyers;
             report.in_flight += part.in_flight;
@@ -354,9 +356,14 @@ impl Reconciler {
     }
 
     /// One bucket's run, before the verdict; with the voucher's bucket count.
-    async fn run_bucket(&self, sale: Sale, mode: Mode) -> Result<(Report, u16), ReconcileError> {
-        let stopped = cityhub_platform::ids::beats::stopped(&self.kv, self.lease_ttl).await?;
-        let snapshot = snapshot::load(&self.db, &self.kv, sale, stopped.into_iter().collect()).await?;
+    /// `stopped`: the order-id nodes whose holder stopped beating.
+    async fn run_bucket(
+        &self,
+        sale: Sale,
+        mode: Mode,
+        stopped: &HashSet<u16>,
+    ) -> Result<(Report, u16), ReconcileError> {
+        let snapshot = snapshot::load(&self.db, &self.kv, sale, stopped.clone()).await?;
         if snapshot.redis.is_some() {
             self.pauses.lock().expect("pauses lock").remove(&sale);
         }
