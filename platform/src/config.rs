@@ -217,6 +217,12 @@ pub struct DatabaseSettings {
     /// Create the database if missing and apply migrations at start-up
     /// (the API does this; the worker waits for it).
     pub migrate: bool,
+    /// How long a statement of CityHub's waits for a row lock before it
+    /// fails (`innodb_lock_wait_timeout` of each of its sessions; the
+    /// server's default is 50 s). A failed order batch is retried, so this
+    /// bounds how long a lock held elsewhere holds the order stream back.
+    #[validate(range(min = 1, max = 3600))]
+    pub lock_wait_secs: u32,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, Validate)]
@@ -270,6 +276,13 @@ pub struct MqSettings {
     #[serde(with = "millis")]
     #[validate(custom(function = "positive"))]
     pub send_timeout_ms: Duration,
+    /// The longest a message waits in the publisher for its send to start;
+    /// past it, it is not sent and its shopper gets 503. With the send
+    /// timeout it bounds when a published order can reach the broker (the
+    /// reconciler's wait after a Redis loss).
+    #[serde(with = "millis")]
+    #[validate(custom(function = "positive"))]
+    pub publish_wait_max_ms: Duration,
     /// Most messages handed to a consumer's handler at once.
     #[validate(range(min = 1))]
     pub consume_batch_max: u32,
@@ -288,6 +301,41 @@ pub struct MqSettings {
     #[serde(with = "secs")]
     #[validate(custom(function = "positive"))]
     pub give_up_after_secs: Duration,
+    /// After 5 failed connects to one broker or name server, a client refuses
+    /// that address for this long before it tries once more: the longest a
+    /// returned broker waits to be used again.
+    #[serde(with = "millis")]
+    #[validate(custom(function = "positive"))]
+    pub reconnect_after_ms: Duration,
+    /// How long the broker holds a consumer's pull that finds no message;
+    /// the consumer gives up on its answer 2 s after that, so a pull sent on
+    /// a connection that died (the broker killed) is retried by then.
+    #[serde(with = "millis")]
+    #[validate(custom(function = "positive"))]
+    pub pull_hold_ms: Duration,
+    /// A consumer's pause before pulling a queue again after a pull failed.
+    #[serde(with = "millis")]
+    #[validate(custom(function = "positive"))]
+    pub pull_backoff_ms: Duration,
+    /// How often a consumer re-balances its queues with its group (at most
+    /// once a second): how soon a consumer that joins or leaves, or a broker
+    /// that returns, is given or relieved of queues.
+    #[serde(with = "millis")]
+    #[validate(custom(function = "at_least_a_second"))]
+    pub rebalance_every_ms: Duration,
+    /// How often a consumer reports its consumed offsets to the broker (at
+    /// least once a second): how soon the broker knows an order was stored,
+    /// which a rebuild after a Redis loss waits for.
+    #[serde(with = "millis")]
+    #[validate(custom(function = "at_least_a_second"))]
+    pub offset_commit_every_ms: Duration,
+}
+
+fn at_least_a_second(every: &Duration) -> Result<(), ValidationError> {
+    if *every < Duration::from_secs(1) {
+        return Err(failure("must be at least 1000 ms"));
+    }
+    Ok(())
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, Validate)]

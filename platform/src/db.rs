@@ -20,9 +20,17 @@ pub async fn connect(settings: &DatabaseSettings) -> Result<MySqlPool, sqlx::Err
     if settings.migrate {
         create_database_if_missing(&options).await?;
     }
+    let lock_wait = format!("SET SESSION innodb_lock_wait_timeout = {}", settings.lock_wait_secs);
     let pool = MySqlPoolOptions::new()
         .max_connections(settings.max_connections)
         .acquire_timeout(Duration::from_secs(5))
+        .after_connect(move |conn, _| {
+            let lock_wait = lock_wait.clone();
+            Box::pin(async move {
+                conn.execute(lock_wait.as_str()).await?;
+                Ok(())
+            })
+        })
         .connect_with(options)
         .await?;
     if settings.migrate {

@@ -216,12 +216,17 @@ pub fn check_cron(expr: &str) -> Result<(), String> {
     tokio_cron_scheduler::Job::new_async(expr, |_, _| Box::pin(async {})).map(|_| ()).map_err(|e| e.to_string())
 }
 
-/// Runs `tick` every `period`; see [`scheduled`].
+/// The shortest period [`every`] takes: the scheduler counts repeats in
+/// whole seconds, so a shorter period would tick once or twice and stop.
+pub const SHORTEST_PERIOD: Duration = Duration::from_secs(1);
+
+/// Runs `tick` every `period` (at least [`SHORTEST_PERIOD`]); see [`scheduled`].
 pub async fn every<F, Fut>(period: Duration, stop: CancellationToken, tick: F) -> anyhow::Result<()>
 where
     F: Fn() -> Fut + Send + Sync + 'static,
     Fut: Future<Output = ()> + Send + 'static,
 {
+    anyhow::ensure!(period >= SHORTEST_PERIOD, "a job cannot run every {period:?}: at least every {SHORTEST_PERIOD:?}");
     scheduled(Schedule::Every(period), stop, tick).await
 }
 

@@ -19,6 +19,7 @@ pub const HTTP_DURATION: &str = "cityhub_http_request_duration_seconds";
 pub const MQ_PUBLISH_BATCH_SIZE: &str = "cityhub_mq_publish_batch_size";
 pub const MQ_PUBLISH_DURATION: &str = "cityhub_mq_publish_duration_seconds";
 pub const MQ_PUBLISH_FAILURES: &str = "cityhub_mq_publish_failures_total";
+pub const MQ_PUBLISH_EXPIRED: &str = "cityhub_mq_publish_expired_messages_total";
 pub const MQ_PRODUCER_RENEWALS: &str = "cityhub_mq_producer_renewals_total";
 pub const REDIS_GENERATIONS: &str = "cityhub_redis_generations_adopted_total";
 pub const MQ_PUBLISHED: &str = "cityhub_mq_published_messages_total";
@@ -117,6 +118,10 @@ fn describe() {
     describe_histogram!(MQ_PUBLISH_BATCH_SIZE, Unit::Count, "Messages per RocketMQ send_batch.");
     describe_histogram!(MQ_PUBLISH_DURATION, Unit::Seconds, "Latency of one RocketMQ send_batch.");
     describe_counter!(MQ_PUBLISH_FAILURES, "RocketMQ batches the broker refused or did not answer.");
+    describe_counter!(
+        MQ_PUBLISH_EXPIRED,
+        "Messages answered unsent because their send could not start within mq.publish_wait_max_ms."
+    );
     describe_counter!(MQ_PRODUCER_RENEWALS, "Producers replaced after publishes kept failing.");
     describe_counter!(
         REDIS_GENERATIONS,

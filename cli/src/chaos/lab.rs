@@ -33,6 +33,20 @@ fn lab_mq_client() -> Arc<ClientRuntime> {
     RT.get_or_init(|| MqRuntime::new("lab").expect("mq runtime")).client()
 }
 
+/// A part being stalled ([`Lab::stall`]).
+pub struct Stall {
+    end: tokio_util::sync::CancellationToken,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Stall {
+    /// Lets the part run for good.
+    pub async fn end(self) {
+        self.end.cancel();
+        let _ = self.task.await;
+    }
+}
+
 /// One service of the lab.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Part {
@@ -536,6 +550,35 @@ impl Lab {
             Some(p) => p.kill().await,
             None => Ok(()),
         }
+    }
+
+    /// Stalls `part` again and again until [`Stall::end`]: stopped
+    /// (`SIGSTOP`) for `stalled`, then running for `running`. A process that
+    /// still answers, each answer up to `stalled` late, like a broker in
+    /// long GC pauses or on a stalling disk.
+    pub fn stall(&mut self, part: Part, stalled: Duration, running: Duration) -> anyhow::Result<Stall> {
+        let pid = self.slot(part).as_ref().and_then(|p| p.child.id()).context("the part is not running")?;
+        let signal = move |sig: &str| {
+            let _ = std::process::Command::new("kill").arg(sig).arg(pid.to_string()).status();
+        };
+        let end = tokio_util::sync::CancellationToken::new();
+        let ended = end.clone();
+        let task = tokio::spawn(async move {
+            while !ended.is_cancelled() {
+                signal("-STOP");
+                tokio::select! {
+                    () = tokio::time::sleep(stalled) => {}
+                    () = ended.cancelled() => {}
+                }
+                signal("-CONT");
+                tokio::select! {
+                    () = tokio::time::sleep(running) => {}
+                    () = ended.cancelled() => {}
+                }
+            }
+            signal("-CONT");
+        });
+        Ok(Stall { end, task })
     }
 
     /// A clean stop of `part` (SIGTERM, then wait).

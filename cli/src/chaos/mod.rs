@@ -82,6 +82,11 @@ pub enum Scenario {
     /// batch fails with a lock-wait timeout and is retried while the keys
     /// are lost.
     LockWaitDuringLoss,
+    /// The broker answers every send up to 2.5 s late (it is stopped for
+    /// 2.5 s at a time) while Redis restarts empty: orders reserved before
+    /// the loss are still on their way to the broker when the rebuild waits
+    /// for what was published before it.
+    SlowBrokerDuringLoss,
     /// Two workers share the order group; Redis restarts empty and one
     /// worker is killed right after, so its queues move to the other
     /// (a rebalance) while the reconcilers rebuild.
@@ -116,7 +121,7 @@ pub enum Scenario {
 
 impl Scenario {
     /// Every scenario, in the order a full run takes them.
-    pub const EVERY: [Scenario; 20] = [
+    pub const EVERY: [Scenario; 21] = [
         Scenario::WorkerKill,
         Scenario::BrokerKill,
         Scenario::NamesrvDown,
@@ -128,6 +133,7 @@ impl Scenario {
         Scenario::RebuildRace,
         Scenario::DatabaseOutlastsTtl,
         Scenario::LockWaitDuringLoss,
+        Scenario::SlowBrokerDuringLoss,
         Scenario::WorkerKillAfterLoss,
         Scenario::RelayKill,
         Scenario::RelayDatabaseRestart,
@@ -152,6 +158,7 @@ impl Scenario {
             Scenario::RebuildRace => "two reconcilers rebuilding at once",
             Scenario::DatabaseOutlastsTtl => "MariaDB stopped past the details' TTL",
             Scenario::LockWaitDuringLoss => "lock-wait timeout while Redis restarts",
+            Scenario::SlowBrokerDuringLoss => "broker answering 2.5 s late while Redis restarts",
             Scenario::WorkerKillAfterLoss => "one of two workers killed after a loss",
             Scenario::RelayKill => "binlog relay: worker kill -9",
             Scenario::RelayDatabaseRestart => "binlog relay: MariaDB kill -9, restart",
@@ -268,6 +275,7 @@ impl Plan {
             | Scenario::RedisFailover
             | Scenario::RebuildRace
             | Scenario::LockWaitDuringLoss
+            | Scenario::SlowBrokerDuringLoss
             | Scenario::WorkerKillAfterLoss
             | Scenario::ClusterMasterKill
             | Scenario::RelayDatabaseRestart
@@ -300,8 +308,37 @@ impl Plan {
     }
 }
 
+/// How long the broker is stopped at a time in the slow-broker scenario:
+/// under the 3 s send timeout, so its sends succeed, late.
+const BROKER_STALL: Duration = Duration::from_millis(2_500);
+
 /// The voucher details' TTL in the scenario that outlasts it, seconds.
 const OUTLASTED_TTL_SECS: u64 = 2;
+
+/// Seconds after a fault cleared (its part's start returned, or the
+/// fault's last step did) until shoppers were served again (the first of
+/// the sale's own answers after which every answer was one), until orders
+/// were being stored again, and until the sale was whole (every accepted
+/// order stored, Redis agreeing); `None` when not seen.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
+pub struct Recovery {
+    pub served_s: Option<f64>,
+    pub storing_s: Option<f64>,
+    pub consistent_s: Option<f64>,
+}
+
+impl Recovery {
+    /// Figure by figure, the slowest of `all` (`None` if any lacks it).
+    fn slowest<'a>(all: impl Iterator<Item = &'a Recovery> + Clone) -> Recovery {
+        let max =
+            |figure: fn(&Recovery) -> Option<f64>| all.clone().map(figure).try_fold(0.0f64, |m, r| r.map(|r| m.max(r)));
+        Recovery {
+            served_s: max(|r| r.served_s),
+            storing_s: max(|r| r.storing_s),
+            consistent_s: max(|r| r.consistent_s),
+        }
+    }
+}
 
 /// One injected fault, in seconds since the stampede began.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -313,6 +350,9 @@ pub struct FaultWindow {
     /// From the fault to the first moment the sale was whole again; `None`
     /// when it was not within the recovery timeout.
     pub recovered_after_s: Option<f64>,
+    /// How soon after the fault cleared the sale recovered.
+    #[serde(default, flatten)]
+    pub recovery: Recovery,
     /// What shoppers were answered from the fault until the sale was whole
     /// again (or the timeout).
     pub answers: BTreeMap<String, usize>,
@@ -352,8 +392,11 @@ pub struct Row {
     pub faults: Vec<FaultWindow>,
     /// Every answer of the run, by label.
     pub answers: BTreeMap<String, usize>,
-    /// The longest recovery of its faults.
+    /// The longest recovery of its faults, from the fault's start.
     pub recover_s: Option<f64>,
+    /// The slowest of its faults' recoveries, figure by figure.
+    #[serde(default, flatten)]
+    pub recovery: Recovery,
     /// From the end of the stampede until the sale's state was whole.
     pub drain_s: f64,
     /// Repairs the reconcilers made during the run, by kind.
@@ -469,12 +512,13 @@ impl Run<'_> {
             storm.await??;
         }
         let ended = Instant::now();
-        let settled = self.wait_whole(None, Duration::from_secs(self.plan.recover_timeout_secs)).await;
+        let settled = self.wait_whole(None, Duration::from_secs(self.plan.recover_timeout_secs)).await.is_some();
         let drain_s = ended.elapsed().as_secs_f64();
         let verdict = self.reconciler_verdict().await?;
         let records = self.shoppers.records();
         let tally = Tally::of(&accepted(&records), &unanswered(&records), &self.state().await?);
         let recover_s = faults.iter().map(|f| f.recovered_after_s).try_fold(0.0f64, |m, r| r.map(|r| m.max(r)));
+        let recovery = Recovery::slowest(faults.iter().map(|f| &f.recovery));
         let relay = match scenario.on_binlog() {
             true => Some(self.relay_row().await?),
             false => None,
@@ -489,6 +533,7 @@ impl Run<'_> {
             faults,
             answers: shoppers::count(&records),
             recover_s,
+            recovery,
             drain_s,
             repairs: self.platform.reconciler_repairs(),
             relay,
@@ -632,6 +677,16 @@ impl Run<'_> {
                 self.lab.start_part(Part::Database).await?;
             }
             Scenario::LockWaitDuringLoss => self.lock_wait_during_loss().await?,
+            Scenario::SlowBrokerDuringLoss => {
+                let stall = self.lab.stall(Part::Broker, BROKER_STALL, Duration::from_millis(200))?;
+                // Orders queue up behind the slow broker before the loss, and
+                // after it while the rebuild waits for them.
+                tokio::time::sleep(2 * BROKER_STALL).await;
+                self.lab.kill(Part::Redis).await?;
+                self.lab.start_part(Part::Redis).await?;
+                tokio::time::sleep(2 * BROKER_STALL).await;
+                stall.end().await;
+            }
             Scenario::WorkerKillAfterLoss => {
                 // The kill must matter: the second worker stores orders
                 // before the loss (its queues may get their first messages
@@ -678,18 +733,26 @@ impl Run<'_> {
                 }
             })
         });
-        let whole = self.wait_whole(Some(to), timeout).await;
+        let cleared = Instant::now();
+        let recovered = self.wait_whole(Some(to), timeout).await;
         if let Some(racer) = racer {
             racer.abort();
         }
         let until = self.shoppers.started.elapsed();
         let within = |r: &&Record| r.at >= from && r.at <= until;
+        let records = self.shoppers.records();
+        let after_clear = |at: Instant| at.duration_since(cleared).as_secs_f64();
         Ok(FaultWindow {
             fault,
             from_s: from.as_secs_f64(),
             to_s: to.as_secs_f64(),
-            recovered_after_s: whole.then(|| fault_at.elapsed().as_secs_f64()),
-            answers: shoppers::count(self.shoppers.records().iter().filter(within)),
+            recovered_after_s: recovered.as_ref().map(|r| r.whole.duration_since(fault_at).as_secs_f64()),
+            recovery: Recovery {
+                served_s: served_after(&records, to, until),
+                storing_s: recovered.as_ref().and_then(|r| r.storing.map(after_clear)),
+                consistent_s: recovered.as_ref().map(|r| after_clear(r.whole)),
+            },
+            answers: shoppers::count(records.iter().filter(within)),
             follow_answers: shoppers::count(self.shoppers.follow_records().iter().filter(within)),
         })
     }
@@ -746,22 +809,37 @@ impl Run<'_> {
     /// since the heal are 202s or 409s. After the stampede nothing is excused.
     /// With the follow storm on, every follow event committed before the
     /// same cut must have been applied too.
-    async fn wait_whole(&self, healed_at: Option<Duration>, timeout: Duration) -> bool {
+    ///
+    /// After a heal it also notes when orders were being stored again: the
+    /// first poll that finds more orders in MySQL than at the heal, or as
+    /// many as shoppers were accepted (nothing held up).
+    async fn wait_whole(&self, healed_at: Option<Duration>, timeout: Duration) -> Option<Recovered> {
         let started = Instant::now();
+        let stored_at_heal = crate::flash_sale::order_count(&self.db, self.voucher).await.ok();
+        let mut storing = None;
         while started.elapsed() < timeout {
+            if healed_at.is_some() && storing.is_none() {
+                let accepted = self.shoppers.accepted() as i64;
+                if let Ok(stored) = crate::flash_sale::order_count(&self.db, self.voucher).await {
+                    if stored >= accepted || stored_at_heal.is_some_and(|at_heal| stored > at_heal) {
+                        storing = Some(Instant::now());
+                    }
+                }
+            }
             let cut = if healed_at.is_some() { now_ms().saturating_sub(IN_FLIGHT_MS) } else { u64::MAX };
             let records = self.shoppers.records();
             let served = healed_at.is_none_or(|healed| served_again(&records, healed));
             if served && self.follows_applied(healed_at.is_some()).await {
                 if let Ok(state) = self.state().await {
                     if Tally::while_selling(&accepted(&records), &unanswered(&records), &state, cut).clean() {
-                        return true;
+                        let whole = Instant::now();
+                        return Some(Recovered { storing: storing.or(Some(whole)), whole });
                     }
                 }
             }
             tokio::time::sleep(Duration::from_millis(250)).await;
         }
-        false
+        None
     }
 
     /// Whether every follow event is applied (while selling: every one older
@@ -810,6 +888,25 @@ const STREAMING: i64 = 100;
 
 /// A 202 younger than this may still be on its way to MySQL while the sale runs.
 const IN_FLIGHT_MS: u64 = 1000;
+
+/// When a sale was whole again after a heal, and when its orders were being
+/// stored again (at the latest when it was whole).
+struct Recovered {
+    storing: Option<Instant>,
+    whole: Instant,
+}
+
+/// Seconds from `cleared` until shoppers were served again: the answer of
+/// the first of the sale's own answers (202 or 409) after which every
+/// answer until `until` was the sale's own. `None` with no such answer.
+fn served_after(records: &[Record], cleared: Duration, until: Duration) -> Option<f64> {
+    let answered = |r: &Record| r.at + r.took;
+    let mut after: Vec<&Record> = records.iter().filter(|r| answered(r) >= cleared && answered(r) <= until).collect();
+    after.sort_by_key(|r| answered(r));
+    let own = |r: &Record| matches!(r.answer, Answer::Accepted(_) | Answer::Refused(409, _));
+    let first = after.iter().rposition(|r| !own(r)).map_or(0, |last_other| last_other + 1);
+    after.get(first).map(|r| answered(r).saturating_sub(cleared).as_secs_f64())
+}
 
 /// How many answers in a row, after a heal, must be the sale's own (202 or 409).
 const SERVED_AGAIN: usize = 20;

@@ -56,10 +56,23 @@ impl Scenarios {
     }
 }
 
-const HEADER: [&str; 10] =
-    ["scenario", "requests", "accepted", "stored", "oversold", "dup buyers", "lost", "stranded", "recover s", "result"];
+const HEADER: [&str; 12] = [
+    "scenario",
+    "requests",
+    "accepted",
+    "stored",
+    "oversold",
+    "dup buyers",
+    "lost",
+    "stranded",
+    "served s",
+    "storing s",
+    "whole s",
+    "result",
+];
 
-fn cells(row: &Row) -> [String; 10] {
+fn cells(row: &Row) -> [String; 12] {
+    let seconds = |s: Option<f64>| s.map_or("–".into(), |s| format!("{s:.1}"));
     let t = &row.tally;
     [
         row.scenario.name().to_owned(),
@@ -70,23 +83,35 @@ fn cells(row: &Row) -> [String; 10] {
         t.duplicate_buyers.to_string(),
         t.lost.to_string(),
         t.stranded.to_string(),
-        row.recover_s.map_or("not recovered".into(), |s| format!("{s:.1}")),
+        seconds(row.recovery.served_s),
+        seconds(row.recovery.storing_s),
+        row.recovery.consistent_s.map_or("not whole".into(), |s| format!("{s:.1}")),
         if row.pass { "PASS".into() } else { "FAIL".into() },
     ]
 }
 
 pub fn print_header() {
     println!(
-        "{:<38} {:>8} {:>8} {:>7} {:>8} {:>10} {:>5} {:>8} {:>9}  result",
-        HEADER[0], HEADER[1], HEADER[2], HEADER[3], HEADER[4], HEADER[5], HEADER[6], HEADER[7], HEADER[8]
+        "{:<38} {:>8} {:>8} {:>7} {:>8} {:>10} {:>5} {:>8} {:>8} {:>9} {:>9}  result",
+        HEADER[0],
+        HEADER[1],
+        HEADER[2],
+        HEADER[3],
+        HEADER[4],
+        HEADER[5],
+        HEADER[6],
+        HEADER[7],
+        HEADER[8],
+        HEADER[9],
+        HEADER[10]
     );
 }
 
 pub fn print_row(row: &Row) {
     let c = cells(row);
     println!(
-        "{:<38} {:>8} {:>8} {:>7} {:>8} {:>10} {:>5} {:>8} {:>9}  {}",
-        c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9]
+        "{:<38} {:>8} {:>8} {:>7} {:>8} {:>10} {:>5} {:>8} {:>8} {:>9} {:>9}  {}",
+        c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10], c[11]
     );
     if !row.pass {
         println!(
@@ -199,9 +224,13 @@ fn render(r: &Report) -> String {
             "\n*accepted*: distinct 202s; *stored*: orders in MySQL (a request that reached the API and got no \
              answer may have bought: each such request explains at most one order of its shopper; a refused \
              connection explains none); *lost*: a \
-             202 never stored; *stranded*: a Redis reservation with no order after the drain; *recover s*: from \
-             the fault until shoppers were served again (20 answers in a row were 202s or 409s), every 202 so far \
-             was stored, nothing was stranded and Redis agreed with MySQL (the longest of a sequence). PASS also needs the reconciler to say `consistent` after the drain.\n\n",
+             202 never stored; *stranded*: a Redis reservation with no order after the drain. Recovery, in \
+             seconds after the fault cleared (its part's start command returned and its port answered, or the \
+             fault's last step ended), the longest of a sequence: *served s*: until the first answer from which \
+             every answer was a 202 or a 409; *storing s*: until MySQL held more orders than when the fault \
+             cleared, or every 202 so far (\"–\": not measured); *whole s*: until shoppers were served (20 answers \
+             in a row were 202s or 409s), every 202 so far was stored, nothing was stranded and Redis agreed with \
+             MySQL. PASS also needs the reconciler to say `consistent` after the drain.\n\n",
         );
         md.push_str("## What shoppers saw while each fault lasted\n\n| scenario | fault | from s | to s | answers |\n|---|---|---|---|---|\n");
         for row in &s.rows {

@@ -148,6 +148,59 @@ async fn chaos_an_outbox_relay_sends_again_within_5_s_of_its_broker_coming_back_
     assert!(took < Duration::from_secs(5), "the relay's first send after the broker came back took {took:?}");
 }
 
+/// Collects the bodies it is handed.
+struct Collect(tokio::sync::mpsc::UnboundedSender<Vec<u8>>);
+
+impl cityhub_platform::mq::consumer::BatchHandler for Collect {
+    async fn handle(
+        &self,
+        batch: Vec<cityhub_platform::mq::consumer::Delivery>,
+    ) -> cityhub_platform::mq::consumer::Ack {
+        for d in batch {
+            let _ = self.0.send(d.body.to_vec());
+        }
+        cityhub_platform::mq::consumer::Ack::Done
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chaos_a_consumer_receives_again_within_5_s_of_its_broker_coming_back() {
+    let topic = format!("consume_renewal_{:08x}", rand::random::<u32>());
+    let (mut lab, s) = lab_serving(&topic).await;
+    let client = cityhub_testkit::mq_client();
+    let (tx, received) = tokio::sync::mpsc::unbounded_channel();
+    let received = tokio::sync::Mutex::new(received);
+    let consumer =
+        cityhub_platform::mq::consumer::Consumer::start(&client, &s.mq, "consume_renewal", &topic, Collect(tx).into())
+            .await
+            .unwrap();
+    let publisher = BatchPublisher::start(&client, &s.mq, "consume_renewal_p", topic).await.unwrap();
+    let next = std::sync::atomic::AtomicU32::new(0);
+    // Each attempt publishes a body of its own and answers whether the
+    // consumer was handed it within a second.
+    let delivered = || async {
+        let body = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed).to_string().into_bytes();
+        if publisher.publish("k".into(), body.clone()).await.is_err() {
+            return false;
+        }
+        let mut received = received.lock().await;
+        let wait = tokio::time::timeout(Duration::from_secs(1), async {
+            while let Some(got) = received.recv().await {
+                if got == body {
+                    return;
+                }
+            }
+        });
+        wait.await.is_ok()
+    };
+    // While the broker is down every pull fails and the client's breaker for
+    // its address opens; the client alone keeps it open for 30 s, pauses 3 s
+    // after each failed pull and re-balances every 20 s.
+    let took = resend_after_broker_returns(&mut lab, delivered).await;
+    assert!(took < Duration::from_secs(5), "the first delivery after the broker came back took {took:?}");
+    consumer.shutdown().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn chaos_name_server_down_changes_nothing_for_shoppers() {
     let row = run(Scenario::NamesrvDown).await;
@@ -213,6 +266,14 @@ async fn chaos_mysql_down_past_the_details_ttl_does_not_stop_the_sale() {
 async fn chaos_a_batch_retried_after_a_lock_wait_timeout_while_redis_restarts_is_applied_before_the_rebuild() {
     // The scenario itself fails unless the worker logged the lock-wait timeout.
     paused_then_rebuilt(Scenario::LockWaitDuringLoss, "keys_missing").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chaos_a_broker_answering_late_while_redis_restarts_loses_no_accepted_order() {
+    // More shoppers in flight than one send batch holds, so orders wait
+    // behind the stalled sends.
+    let row = run_with(Scenario::SlowBrokerDuringLoss, Plan { concurrency: 100, rate: 400, ..small() }).await;
+    paused_not_logged_out(&row);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

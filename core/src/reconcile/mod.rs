@@ -66,7 +66,7 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use cityhub_platform::mq::progress::Progress;
-use cityhub_platform::mq::publisher::BatchPublisher;
+use cityhub_platform::mq::publisher::{BatchConfig, BatchPublisher};
 use cityhub_platform::mq::{ClientRuntime, MqError};
 use serde::{Deserialize, Serialize};
 use sqlx::MySqlPool;
@@ -235,9 +235,9 @@ impl Reconciler {
         let mq = &settings.mq;
         let orders = Box::pin(BatchPublisher::start(client, mq, group, mq.order_topic.clone())).await?;
         let progress = Box::pin(Progress::start(client, mq, &mq.order_consumer_group, &mq.order_topic)).await?;
-        // A reservation's message reaches the broker within the send timeout
-        // after the batch lingered, or its shopper is told 503; plus a margin.
-        let publish_window = mq.send_timeout_ms + mq.batch_linger_ms + Duration::from_millis(1_500);
+        // A reservation's message reaches the broker within the publisher's
+        // window of its publish, or its shopper is told 503.
+        let publish_window = BatchConfig::from(mq).window();
         for result in ["sent", "paced", "deferred", "failed"] {
             metrics::counter!(crate::metrics::RECONCILER_REPUBLISHED, "result" => result).increment(0);
         }

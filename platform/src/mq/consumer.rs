@@ -88,6 +88,9 @@ impl<H: BatchHandler> MessageListenerConcurrently for Listener<H> {
 /// its dead-letter queue (handlers that never answer `Retry` never see it).
 const MAX_RECONSUME_TIMES: i32 = 16;
 
+/// How much longer than the broker's hold a consumer waits for a pull's answer.
+const PULL_ANSWER_MARGIN: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// The client's consume timeout, in minutes: in effect never.
 const CONSUME_TIMEOUT_MINUTES: u64 = super::runtime::NEVER.as_secs() / 60;
 
@@ -110,8 +113,9 @@ impl Consumer {
         topic: &str,
         handler: Arc<H>,
     ) -> Result<Self, MqError> {
+        let hold = settings.pull_hold_ms.as_millis() as u64;
         let mut inner = DefaultMQPushConsumer::builder(Arc::clone(client))
-            .client_config(super::client_config("consumer"))
+            .client_config(super::client_config("consumer", settings))
             .name_server_addr(settings.namesrv_addr.clone())
             .consumer_group(group.to_owned())
             .consume_from_where(ConsumeFromWhere::ConsumeFromFirstOffset)
@@ -120,6 +124,8 @@ impl Consumer {
             .consume_thread_min(settings.consume_threads)
             .consume_thread_max(settings.consume_threads)
             .max_reconsume_times(MAX_RECONSUME_TIMES)
+            .pull_time_delay_millis_when_exception(settings.pull_backoff_ms.as_millis() as u64)
+            .long_polling_millis(hold, hold + PULL_ANSWER_MARGIN.as_millis() as u64)
             // Never give a batch back for being slow: a message handed back
             // leaves the topic (see `progress`). A handler holds what it cannot
             // finish yet; the client's 15-minute default would move it anyway

@@ -22,7 +22,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rocketmq_client_rust::ClientConfig;
+use rocketmq_client_rust::{ClientConfig, RebalanceConfig};
 use rocketmq_model::common::consumer::consume_from_where::ConsumeFromWhere;
 
 pub use rocketmq_client_rust::ClientError as MqError;
@@ -36,13 +36,25 @@ fn instance_name(role: &str) -> String {
     format!("cityhub-{role}-{}-{}", std::process::id(), rand::random::<u32>())
 }
 
-fn client_config(role: &str) -> ClientConfig {
+/// A client's settings: its own instance, and the recovery timers CityHub
+/// sets (the breaker's and rebalancing's come from the patched client,
+/// vendor/README.md).
+fn client_config(role: &str, settings: &MqSettings) -> ClientConfig {
     let mut cfg = ClientConfig::new();
     cfg.set_instance_name(instance_name(role).into());
     // Discover routes of new topics in 10 s (the client's minimum), not 30 s.
     cfg.set_poll_name_server_interval(10_000);
+    cfg.set_persist_consumer_offset_interval(settings.offset_commit_every_ms.as_millis() as u32);
+    cfg.connect_breaker.open_timeout = settings.reconnect_after_ms;
+    let every = settings.rebalance_every_ms.as_millis() as u64;
+    cfg.rebalance =
+        RebalanceConfig { wait_interval_ms: every, min_interval_ms: every.min(1_000), ..RebalanceConfig::default() };
     cfg
 }
+
+/// How much longer than its own timeout a send is given before it is
+/// abandoned ([`bounded_send`]).
+pub const SEND_MARGIN: Duration = Duration::from_millis(500);
 
 /// A send given `timeout` of its own: the client's timeout decides, and this
 /// bound, a little longer, only catches a call that hangs past it.
@@ -50,7 +62,7 @@ pub async fn bounded_send<T>(
     timeout: Duration,
     send: impl std::future::Future<Output = T>,
 ) -> Result<T, tokio::time::error::Elapsed> {
-    tokio::time::timeout(timeout + Duration::from_millis(500), send).await
+    tokio::time::timeout(timeout + SEND_MARGIN, send).await
 }
 
 /// Starts a producer for `group`.
@@ -60,7 +72,7 @@ pub async fn start_producer(
     group: &str,
 ) -> Result<DefaultMQProducer, MqError> {
     let mut producer = DefaultMQProducer::builder(Arc::clone(client))
-        .client_config(client_config("producer"))
+        .client_config(client_config("producer", settings))
         .name_server_addr(settings.namesrv_addr.clone())
         .producer_group(group.to_owned())
         .send_msg_timeout(settings.send_timeout_ms.as_millis() as u32)
@@ -82,7 +94,7 @@ pub async fn start_lite_pull(
     batch: u32,
 ) -> Result<DefaultLitePullConsumer, MqError> {
     let consumer = DefaultLitePullConsumer::builder(Arc::clone(client))
-        .client_options(rocketmq_client_rust::ClientOptions::legacy(client_config("lite-pull")))
+        .client_options(rocketmq_client_rust::ClientOptions::legacy(client_config("lite-pull", settings)))
         .name_server_addr(settings.namesrv_addr.clone())
         .consumer_group(group)
         .consume_from_where(ConsumeFromWhere::ConsumeFromFirstOffset)

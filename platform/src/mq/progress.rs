@@ -53,7 +53,7 @@ impl Progress {
         topic: &str,
     ) -> Result<Self, MqError> {
         let mut admin = DefaultMQAdminExt::with_admin_ext_group(Arc::clone(client), super::instance_name("admin"));
-        *admin.client_config_mut() = super::client_config("admin");
+        *admin.client_config_mut() = super::client_config("admin", settings);
         admin.set_namesrv_addr(settings.namesrv_addr.clone());
         // Boxed: the client's start future is deep enough to overflow the
         // compiler's layout limit in callers.

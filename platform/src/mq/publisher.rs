@@ -11,13 +11,19 @@
 //! synchronous flush or replica did not confirm in time (the master holds the
 //! message; see docs/GUARANTEES.md on what a 202 guarantees).
 //!
+//! The window: a message waits at most `wait_max` for its send to start
+//! (for its batch to fill and for one of `in_flight` sends to end); one that
+//! waited longer is answered [`PublishError::Expired`] and never sent. So a
+//! publish answered `Ok` was stored within [`BatchConfig::window`] of its
+//! call, whatever the broker's speed: the bound the reconciler waits out
+//! before it reads what was published before a Redis loss.
+//!
 //! Recovery: the RocketMQ client opens a circuit breaker per broker address
-//! after 5 failed connects and keeps it open for a fixed 30 s, so a producer
-//! that saw its broker die sends nothing for 30 s after the broker is back.
-//! A publisher made with [`BatchPublisher::start`] therefore replaces its
-//! producer (a new client instance, with breakers of its own) after
+//! after 5 failed connects (CityHub sets how long it stays open,
+//! `mq.reconnect_after_ms`). A publisher made with [`BatchPublisher::start`]
+//! also replaces its producer (a new client instance) after
 //! [`RENEW_AFTER_FAILURES`] failed batches in a row, at most once per
-//! [`RENEW_EVERY`]: it sends again within a few seconds of the broker's return.
+//! [`RENEW_EVERY`], for a client left in a state it does not leave itself.
 
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
@@ -39,6 +45,8 @@ pub enum PublishError {
     Broker(String),
     #[error("broker did not answer within {0:?}")]
     Timeout(Duration),
+    #[error("not sent: its send could not start within {0:?}")]
+    Expired(Duration),
     #[error("publisher is shut down")]
     Closed,
 }
@@ -46,6 +54,8 @@ pub enum PublishError {
 struct Job {
     key: String,
     body: Vec<u8>,
+    /// When `publish` was called: the start of the message's window.
+    at: Instant,
     done: oneshot::Sender<Result<(), PublishError>>,
 }
 
@@ -56,11 +66,29 @@ pub struct BatchConfig {
     pub linger: Duration,
     pub in_flight: usize,
     pub timeout: Duration,
+    /// The longest a message waits for its send to start.
+    pub wait_max: Duration,
 }
 
 impl From<&MqSettings> for BatchConfig {
     fn from(s: &MqSettings) -> Self {
-        Self { max: s.batch_max, linger: s.batch_linger_ms, in_flight: s.batch_in_flight, timeout: s.send_timeout_ms }
+        Self {
+            max: s.batch_max,
+            linger: s.batch_linger_ms,
+            in_flight: s.batch_in_flight,
+            timeout: s.send_timeout_ms,
+            wait_max: s.publish_wait_max_ms,
+        }
+    }
+}
+
+impl BatchConfig {
+    /// How long after its `publish` call a message can reach the broker:
+    /// its longest wait, the send's timeout and the margin that catches a
+    /// send hanging past it ([`super::bounded_send`]). Past it, a message
+    /// is either stored and answered, or answered an error.
+    pub fn window(&self) -> Duration {
+        self.wait_max + self.timeout + super::SEND_MARGIN
     }
 }
 
@@ -195,6 +223,7 @@ impl BatchPublisher {
     fn run_with(sender: Sender, topic: String, cfg: BatchConfig) -> Self {
         metrics::counter!(m::MQ_PUBLISHED, "topic" => topic.clone()).increment(0);
         metrics::counter!(m::MQ_PUBLISH_FAILURES, "topic" => topic.clone()).increment(0);
+        metrics::counter!(m::MQ_PUBLISH_EXPIRED, "topic" => topic.clone()).increment(0);
         metrics::counter!(m::MQ_PRODUCER_RENEWALS).increment(0);
         let (tx, rx) = mpsc::channel(cfg.max * cfg.in_flight * 4);
         let sender = Arc::new(sender);
@@ -218,7 +247,7 @@ impl BatchPublisher {
     /// stored it, or with the reason it did not.
     pub async fn publish(&self, key: String, body: Vec<u8>) -> Result<(), PublishError> {
         let (done, answer) = oneshot::channel();
-        self.tx.send(Job { key, body, done }).await.map_err(|_| PublishError::Closed)?;
+        self.tx.send(Job { key, body, at: Instant::now(), done }).await.map_err(|_| PublishError::Closed)?;
         answer.await.unwrap_or(Err(PublishError::Closed))
     }
 }
@@ -241,6 +270,10 @@ async fn run(mut rx: mpsc::Receiver<Job>, sender: Arc<Sender>, topic: Arc<str>, 
         let Ok(permit) = Arc::clone(&permits).acquire_owned().await else {
             break;
         };
+        let batch = without_expired(batch, cfg.wait_max, &topic);
+        if batch.is_empty() {
+            continue;
+        }
         let (sender, topic) = (Arc::clone(&sender), Arc::clone(&topic));
         tokio::spawn(async move {
             let ok = send(&sender.producer(), &topic, batch, cfg.timeout).await;
@@ -248,6 +281,25 @@ async fn run(mut rx: mpsc::Receiver<Job>, sender: Arc<Sender>, topic: Arc<str>, 
             drop(permit);
         });
     }
+}
+
+/// Answers [`PublishError::Expired`] to the jobs that waited past
+/// `wait_max` (their send would end past their window) and keeps the rest.
+fn without_expired(batch: Vec<Job>, wait_max: Duration, topic: &str) -> Vec<Job> {
+    let (fresh, expired): (Vec<Job>, Vec<Job>) = batch.into_iter().partition(|job| job.at.elapsed() <= wait_max);
+    if !expired.is_empty() {
+        metrics::counter!(m::MQ_PUBLISH_EXPIRED, "topic" => topic.to_owned()).increment(expired.len() as u64);
+        tracing::warn!(
+            topic,
+            expired = expired.len(),
+            ?wait_max,
+            "messages waited too long to be sent; answered unsent"
+        );
+    }
+    for job in expired {
+        let _ = job.done.send(Err(PublishError::Expired(wait_max)));
+    }
+    fresh
 }
 
 /// The client hides the broker's remark, so the response code is all a log

@@ -145,3 +145,18 @@ impl<J: Job> Job for ArcJob<J> {
         Arc::clone(&self.0).run(stop)
     }
 }
+
+/// The scheduler counts repeats in whole seconds: a shorter period ticked
+/// once or twice and then never again, silently.
+#[tokio::test]
+async fn a_periodic_job_faster_than_the_scheduler_counts_is_refused() {
+    let ticks = Arc::new(AtomicU32::new(0));
+    let counted = Arc::clone(&ticks);
+    let refused = cityhub_platform::jobs::every(Duration::from_millis(250), CancellationToken::new(), move || {
+        counted.fetch_add(1, Ordering::SeqCst);
+        async {}
+    })
+    .await;
+    assert!(refused.is_err());
+    assert_eq!(ticks.load(Ordering::SeqCst), 0);
+}

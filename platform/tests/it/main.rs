@@ -9,4 +9,5 @@ mod consumer;
 mod jobs;
 mod outbox;
 mod outbox_binlog;
+mod publisher;
 mod ratelimit;

@@ -1,0 +1,28 @@
+// Copyright 2023 The RocketMQ Rust Authors
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+use cheetah_string::CheetahString;
+use rocketmq_model::common::message::message_single::Message;
+
+use crate::producer::local_transaction_state::LocalTransactionState;
+
+pub struct EndTransactionContext<'a> {
+    pub producer_group: CheetahString,
+    pub broker_addr: CheetahString,
+    pub message: &'a Message,
+    pub msg_id: CheetahString,
+    pub transaction_id: CheetahString,
+    pub transaction_state: LocalTransactionState,
+    pub from_transaction_check: bool,
+}
