@@ -43,6 +43,10 @@ pub struct Beat {
     /// `api` or `worker`.
     pub kind: String,
     pub version: String,
+    /// The commit it was built from (absent in beats of builds before it
+    /// was sent; instances of two builds serve side by side in a deploy).
+    #[serde(default)]
+    pub commit: String,
     pub host: String,
     pub pid: u32,
     /// When the process started, ms since the epoch.
@@ -120,6 +124,7 @@ impl Identity {
             id: self.id.clone(),
             kind: self.kind.to_owned(),
             version: crate::metrics::VERSION.to_owned(),
+            commit: crate::metrics::COMMIT.to_owned(),
             host: self.host.clone(),
             pid: self.pid,
             started_ms: self.started_ms,
@@ -225,6 +230,7 @@ mod tests {
             id: "api-h-1-0000".into(),
             kind: "api".into(),
             version: "0".into(),
+            commit: "c0".into(),
             host: "h".into(),
             pid: 1,
             started_ms: 0,

@@ -188,6 +188,8 @@ pub struct InstanceBody {
     /// `api` or `worker`.
     pub kind: String,
     pub version: String,
+    /// The commit it was built from (empty when its beat does not say).
+    pub commit: String,
     pub host: String,
     pub pid: u32,
     pub started_at: DateTime<Utc>,
@@ -208,6 +210,7 @@ impl From<Instance> for InstanceBody {
             id: beat.id,
             kind: beat.kind,
             version: beat.version,
+            commit: beat.commit,
             host: beat.host,
             pid: beat.pid,
             started_at: at_ms(beat.started_ms),

@@ -145,11 +145,13 @@ async fn an_admin_runs_watches_and_closes_a_sale_from_the_console_and_every_figu
     app.assert_invariants(voucher, &accepted).await;
 
     // The instances: this API with its five 202s and this worker with its
-    // five orders stored, both up (their beats come every 5 s). Each row is
-    // read cell by cell: kind, instance, state, figures, last beat.
+    // five orders stored, both up (their beats come every 5 s), each with
+    // the version and commit it was built from. Each row is read cell by
+    // cell: kind, build, instance, state, figures, last beat.
     let rows_script = "return [...document.querySelectorAll('#instances tr')]
         .map(r => [...r.cells].map(c => c.textContent));";
     let expected = [("api", "accepted 5"), ("worker", "order_lag 0, stored 5")];
+    let build = format!("{} {}", cityhub_platform::metrics::VERSION, cityhub_platform::metrics::COMMIT);
     let shows = |v: &Value| {
         let rows: Vec<Vec<&str>> = v
             .as_array()
@@ -159,7 +161,7 @@ async fn an_admin_runs_watches_and_closes_a_sale_from_the_console_and_every_figu
             .collect();
         rows.len() == 2
             && expected.iter().all(|(kind, figures)| {
-                rows.iter().any(|r| r.len() == 5 && r[0] == *kind && r[2] == "up" && r[3] == *figures)
+                rows.iter().any(|r| r.len() == 6 && r[0] == *kind && r[1] == build && r[3] == "up" && r[4] == *figures)
             })
     };
     let instances = browser.until(rows_script, Duration::from_secs(45), shows).await.unwrap();
