@@ -203,9 +203,37 @@ impl Platform {
             logs: logs.to_path_buf(),
         };
         // The API migrates and creates the order topic; the worker follows.
-        platform.start_api().await?;
-        platform.start_worker().await?;
+        // A port chosen here can be taken by another process before the
+        // binary binds it: that one gets fresh ports and starts again.
+        for attempt in 1.. {
+            match platform.start_api().await {
+                Err(_) if attempt < 3 && platform.port_taken("api.log") => {
+                    platform.settings.http.addr = format!("127.0.0.1:{}", free_port());
+                    platform.settings.http.metrics_addr = format!("127.0.0.1:{}", free_port());
+                }
+                outcome => {
+                    outcome?;
+                    break;
+                }
+            }
+        }
+        for attempt in 1.. {
+            match platform.start_worker().await {
+                Err(_) if attempt < 3 && platform.port_taken("worker.log") => {
+                    platform.settings.worker.metrics_addr = format!("127.0.0.1:{}", free_port());
+                }
+                outcome => {
+                    outcome?;
+                    break;
+                }
+            }
+        }
         Ok(platform)
+    }
+
+    /// Whether the process logging to `log` stopped because its port was taken.
+    fn port_taken(&self, log: &str) -> bool {
+        tail(&self.logs.join(log), 20).contains("Address already in use")
     }
 
     pub fn base(&self) -> String {
