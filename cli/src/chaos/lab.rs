@@ -33,17 +33,31 @@ fn lab_mq_client() -> Arc<ClientRuntime> {
     RT.get_or_init(|| MqRuntime::new("lab").expect("mq runtime")).client()
 }
 
-/// A part being stalled ([`Lab::stall`]).
+/// A part being stalled ([`Lab::stall`]); dropped, it lets the part run
+/// (a scenario that fails half-way leaves no process stopped).
 pub struct Stall {
     end: tokio_util::sync::CancellationToken,
-    task: tokio::task::JoinHandle<()>,
+    task: Option<tokio::task::JoinHandle<()>>,
+    pid: u32,
 }
 
 impl Stall {
     /// Lets the part run for good.
-    pub async fn end(self) {
+    pub async fn end(mut self) {
         self.end.cancel();
-        let _ = self.task.await;
+        if let Some(task) = self.task.take() {
+            let _ = task.await;
+        }
+    }
+}
+
+impl Drop for Stall {
+    fn drop(&mut self) {
+        self.end.cancel();
+        if let Some(task) = self.task.take() {
+            task.abort();
+        }
+        let _ = std::process::Command::new("kill").arg("-CONT").arg(self.pid.to_string()).status();
     }
 }
 
@@ -578,7 +592,7 @@ impl Lab {
             }
             signal("-CONT");
         });
-        Ok(Stall { end, task })
+        Ok(Stall { end, task: Some(task), pid })
     }
 
     /// A clean stop of `part` (SIGTERM, then wait).
