@@ -95,9 +95,9 @@ impl Process {
 /// How long a binary may take to drain and exit after SIGTERM.
 pub const STOP_GRACE: Duration = Duration::from_secs(20);
 
-/// Starts `binary` with `settings`; its output is appended to `log`.
-pub fn spawn(name: &'static str, settings: &Settings, log: &Path) -> anyhow::Result<Process> {
-    let path = bin_dir().join(name);
+/// Starts `binary` from `dir` with `settings`; its output is appended to `log`.
+pub fn spawn(dir: &Path, name: &'static str, settings: &Settings, log: &Path) -> anyhow::Result<Process> {
+    let path = dir.join(name);
     if !path.exists() {
         bail!("{} is missing: build it first (cargo build --workspace --bins)", path.display());
     }
@@ -166,8 +166,25 @@ pub fn free_port() -> u16 {
 /// A second API instance (see [`Platform::start_second_api`]).
 pub struct SecondApi {
     pub base: String,
-    pub process: Process,
+    /// `None` only while it restarts.
+    pub process: Option<Process>,
     pub limits: LimitSettings,
+    pub settings: Settings,
+    log: PathBuf,
+}
+
+impl SecondApi {
+    /// Stops it (SIGTERM: it drains first) and starts it again on its
+    /// address from the binaries in `dir`; waits until it is ready.
+    pub async fn restart(&mut self, dir: &Path) -> anyhow::Result<()> {
+        if let Some(process) = self.process.take() {
+            process.stop().await?;
+        }
+        let mut process = spawn(dir, "cityhub-api", &self.settings, &self.log)?;
+        wait_ready(&mut process, &format!("{}/readyz", self.base), Duration::from_secs(60)).await?;
+        self.process = Some(process);
+        Ok(())
+    }
 }
 
 /// The API and the worker, started with `settings` (whose `http.addr`,
@@ -181,6 +198,9 @@ pub struct Platform {
     pub second_worker: Option<Process>,
     second_worker_metrics: String,
     logs: PathBuf,
+    /// Where the binaries it starts come from ([`bin_dir`]; a deploy may
+    /// switch to another build's).
+    pub bin_dir: PathBuf,
 }
 
 impl Platform {
@@ -201,6 +221,7 @@ impl Platform {
             second_worker: None,
             second_worker_metrics: String::new(),
             logs: logs.to_path_buf(),
+            bin_dir: bin_dir(),
         };
         // The API migrates and creates the order topic; the worker follows.
         // A port chosen here can be taken by another process before the
@@ -242,10 +263,35 @@ impl Platform {
 
     /// Starts the API (again) on its address; waits until it is ready.
     pub async fn start_api(&mut self) -> anyhow::Result<()> {
-        let mut api = spawn("cityhub-api", &self.settings, &self.logs.join("api.log"))?;
+        let mut api = spawn(&self.bin_dir, "cityhub-api", &self.settings, &self.logs.join("api.log"))?;
         wait_ready(&mut api, &format!("{}/readyz", self.base()), Duration::from_secs(60)).await?;
         self.api = Some(api);
         Ok(())
+    }
+
+    /// Stops the API (SIGTERM: it drains first), then starts it again.
+    pub async fn restart_api(&mut self) -> anyhow::Result<()> {
+        if let Some(api) = self.api.take() {
+            api.stop().await?;
+        }
+        self.start_api().await
+    }
+
+    /// Stops the worker (SIGTERM: it finishes what it holds), then starts
+    /// it again.
+    pub async fn restart_worker(&mut self) -> anyhow::Result<()> {
+        if let Some(worker) = self.worker.take() {
+            worker.stop().await?;
+        }
+        self.start_worker().await
+    }
+
+    /// The same for the second worker (on a fresh metrics address).
+    pub async fn restart_second_worker(&mut self) -> anyhow::Result<()> {
+        if let Some(worker) = self.second_worker.take() {
+            worker.stop().await?;
+        }
+        self.start_second_worker().await
     }
 
     /// `kill -9` of the API (no drain).
@@ -265,7 +311,7 @@ impl Platform {
     }
 
     pub async fn start_worker(&mut self) -> anyhow::Result<()> {
-        let mut worker = spawn("cityhub-order-worker", &self.settings, &self.logs.join("worker.log"))?;
+        let mut worker = spawn(&self.bin_dir, "cityhub-order-worker", &self.settings, &self.logs.join("worker.log"))?;
         let url = format!("http://{}/healthz", self.settings.worker.metrics_addr);
         wait_ready(&mut worker, &url, Duration::from_secs(60)).await?;
         self.worker = Some(worker);
@@ -277,7 +323,7 @@ impl Platform {
     pub async fn start_second_worker(&mut self) -> anyhow::Result<()> {
         let mut settings = self.settings.clone();
         settings.worker.metrics_addr = format!("127.0.0.1:{}", free_port());
-        let mut worker = spawn("cityhub-order-worker", &settings, &self.logs.join("worker-2.log"))?;
+        let mut worker = spawn(&self.bin_dir, "cityhub-order-worker", &settings, &self.logs.join("worker-2.log"))?;
         let url = format!("http://{}/healthz", settings.worker.metrics_addr);
         wait_ready(&mut worker, &url, Duration::from_secs(60)).await?;
         self.second_worker = Some(worker);
@@ -337,9 +383,10 @@ impl Platform {
         settings.http.metrics_addr = format!("127.0.0.1:{}", free_port());
         settings.limits = limits;
         let base = format!("http://{}", settings.http.addr);
-        let mut process = spawn("cityhub-api", &settings, &self.logs.join("api-2.log"))?;
+        let log = self.logs.join("api-2.log");
+        let mut process = spawn(&self.bin_dir, "cityhub-api", &settings, &log)?;
         wait_ready(&mut process, &format!("{base}/readyz"), Duration::from_secs(60)).await?;
-        Ok(SecondApi { base, process, limits: settings.limits })
+        Ok(SecondApi { base, process: Some(process), limits: settings.limits.clone(), settings, log })
     }
 
     /// The repairs the reconcilers logged so far (every start of the API and

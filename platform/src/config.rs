@@ -309,7 +309,9 @@ pub struct MqSettings {
     pub reconnect_after_ms: Duration,
     /// How long the broker holds a consumer's pull that finds no message;
     /// the consumer gives up on its answer 2 s after that, so a pull sent on
-    /// a connection that died (the broker killed) is retried by then.
+    /// a connection that died (the broker killed) is retried by then. The
+    /// consumer's committed offsets ride on its next pull, so this also
+    /// bounds how late an idle queue's progress reaches the broker.
     #[serde(with = "millis")]
     #[validate(custom(function = "positive"))]
     pub pull_hold_ms: Duration,

@@ -23,7 +23,16 @@
 //!   another Redis generation (a copy older than a later holder) may hide a
 //!   holder still issuing: that holder learns it at its next renewal and
 //!   stops within `window` of its last confirmed one, so the taker waits a
-//!   whole `window` before it issues (`lua/id_lease_take.lua`).
+//!   whole `window` before it issues (`lua/id_lease_take.lua`), and then
+//!   issues only if the key still holds its token (an earlier holder may
+//!   have taken the node back meanwhile, see below).
+//! - A holder that finds its own key gone (Redis restarted, failed over or
+//!   lost the key) while its last confirmed renewal still allows issuing
+//!   takes the node back at once, without a pause in issuing: any other
+//!   process that took the node since that renewal did so in a copy where
+//!   the key was missing, so it is still waiting out its window and finds
+//!   the node taken back when it confirms. A holder whose issuing window
+//!   lapsed (it could not reach Redis) waits like any taker.
 //!   Assumption: wall clocks of API hosts agree to well within the window.
 
 use std::sync::{Arc, Mutex};
@@ -106,6 +115,11 @@ impl OrderIds {
         let mut s = self.lock();
         s.node = node;
         s.valid_until = Some(until);
+    }
+
+    /// Whether issuing is allowed at `now`.
+    fn holds(&self, now: Instant) -> bool {
+        self.lock().valid_until.is_some_and(|until| now < until)
     }
 
     /// Stops issuing at once.
@@ -319,7 +333,16 @@ impl Leaser {
                         "order-id node was not given up cleanly; waiting for an earlier holder to stop"
                     );
                     tokio::time::sleep(self.timing.window).await;
-                    return Ok(Held { node, key });
+                    let held = Held { node, key };
+                    // An earlier holder whose key vanished takes it back at
+                    // once (see the module doc): issue only if it did not.
+                    if self.renew(&held, self.timing.ttl.as_millis() as u64).await? {
+                        return Ok(held);
+                    }
+                    tracing::info!(node, "order-id node taken back by its earlier holder");
+                    if let Some(node) = self.fixed {
+                        return Err(LeaseError::Taken(node));
+                    }
                 }
                 _ => continue,
             }
@@ -335,6 +358,20 @@ impl Leaser {
         Ok(())
     }
 
+    /// Takes `held`'s node back after its key vanished; false when another
+    /// process holds it (or Redis cannot say).
+    async fn take_back(&self, held: &Held) -> bool {
+        let ttl = self.timing.ttl.as_millis().to_string();
+        let args = [self.owner.clone(), ttl];
+        match self.kv.eval_fenced::<Vec<i64>>(&TAKE, std::slice::from_ref(&held.key), &args).await {
+            Ok(taken) => matches!(taken.first(), Some(1 | 2)),
+            Err(err) => {
+                tracing::warn!(error = %err, "cannot take the order-id node lease back");
+                false
+            }
+        }
+    }
+
     async fn renew(&self, held: &Held, ttl_ms: u64) -> redis::RedisResult<bool> {
         let held_now: i64 =
             crate::kv::LEASE.key(&held.key).arg(&self.owner).arg(ttl_ms).invoke_async(&mut self.kv.conn()).await?;
@@ -342,7 +379,9 @@ impl Leaser {
     }
 
     /// Renews every `window / 3`; each confirmed renewal extends issuing by
-    /// `window`. A lost lease stops issuing at once and is re-acquired.
+    /// `window`. A key that vanished while issuing was allowed is taken back
+    /// at once; a lease held by another process, or lost past the window,
+    /// stops issuing at once and is re-acquired.
     async fn keep(self, mut held: Held, ids: Arc<OrderIds>, stop: CancellationToken) {
         let mut tick = tokio::time::interval(self.timing.window / 3);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -365,6 +404,11 @@ impl Leaser {
                     if let Err(err) = beats::record(&self.kv, held.node, asked_ms).await {
                         tracing::debug!(error = %err, "cannot record the order-id node's beat");
                     }
+                }
+                Ok(false) if ids.holds(Instant::now()) && self.take_back(&held).await => {
+                    ids.grant(held.node, asked + self.timing.window);
+                    tracing::warn!(node = held.node, "order-id node lease key was gone (Redis lost it); taken back");
+                    let _ = beats::record(&self.kv, held.node, asked_ms).await;
                 }
                 Ok(false) => {
                     ids.revoke();

@@ -216,18 +216,33 @@ pub fn check_cron(expr: &str) -> Result<(), String> {
     tokio_cron_scheduler::Job::new_async(expr, |_, _| Box::pin(async {})).map(|_| ()).map_err(|e| e.to_string())
 }
 
-/// The shortest period [`every`] takes: the scheduler counts repeats in
-/// whole seconds, so a shorter period would tick once or twice and stop.
-pub const SHORTEST_PERIOD: Duration = Duration::from_secs(1);
+/// The shortest period the scheduler keeps: it counts repeats in whole
+/// seconds, so a shorter one would tick once or twice and stop.
+const SCHEDULER_SHORTEST: Duration = Duration::from_secs(1);
 
-/// Runs `tick` every `period` (at least [`SHORTEST_PERIOD`]); see [`scheduled`].
+/// Runs `tick` every `period`; see [`scheduled`]. A period under a second
+/// runs on a tokio timer of its own (the scheduler cannot keep it), with
+/// the same rules: ticks never overlap (one due while the last runs is
+/// skipped), and a stop waits for the tick in flight.
 pub async fn every<F, Fut>(period: Duration, stop: CancellationToken, tick: F) -> anyhow::Result<()>
 where
     F: Fn() -> Fut + Send + Sync + 'static,
     Fut: Future<Output = ()> + Send + 'static,
 {
-    anyhow::ensure!(period >= SHORTEST_PERIOD, "a job cannot run every {period:?}: at least every {SHORTEST_PERIOD:?}");
-    scheduled(Schedule::Every(period), stop, tick).await
+    if period >= SCHEDULER_SHORTEST {
+        return scheduled(Schedule::Every(period), stop, tick).await;
+    }
+    anyhow::ensure!(!period.is_zero(), "a job cannot run every 0 s");
+    let mut ticks = tokio::time::interval(period);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    ticks.tick().await;
+    loop {
+        tokio::select! {
+            () = stop.cancelled() => return Ok(()),
+            _ = ticks.tick() => {}
+        }
+        tick().instrument(tracing::Span::current()).await;
+    }
 }
 
 /// Runs `tick` on `schedule` on a tokio-cron-scheduler scheduler until

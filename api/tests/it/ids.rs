@@ -152,3 +152,59 @@ async fn a_node_given_up_cleanly_is_taken_again_at_once_and_only_then() {
     assert!(asked.elapsed() >= timing.window, "a stale free mark was trusted");
     third.release().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_holder_whose_lease_key_redis_lost_takes_it_back_without_a_pause_in_issuing() {
+    let env = TestEnv::new();
+    let kv = env.kv().await;
+    let timing =
+        cityhub_platform::ids::LeaseTiming { ttl: Duration::from_millis(6000), window: Duration::from_millis(3000) };
+    let lease = NodeLease::acquire(&kv, Some(11), timing).await.unwrap();
+    let key = kv.keys.id_node_lease(11);
+    let owner: String = kv.conn().get(&key).await.unwrap();
+
+    // Redis lost the key (a restart, a failover to a replica that never saw it).
+    let _: () = kv.conn().del(&key).await.unwrap();
+    let lost = Instant::now();
+    let mut refused = 0;
+    let mut issued = 0;
+    // At least two renewals (every window / 3) come and go meanwhile.
+    while lost.elapsed() < timing.window {
+        match lease.ids().next_id() {
+            Ok(_) => issued += 1,
+            Err(_) => refused += 1,
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let now: Option<String> = kv.conn().get(&key).await.unwrap();
+    assert_eq!(now.as_deref(), Some(owner.as_str()), "the holder did not take its node back");
+    assert_eq!(refused, 0, "issuing paused after the key was lost ({issued} issued)");
+    lease.release().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_taker_that_waited_out_a_missing_key_does_not_issue_if_the_earlier_holder_took_it_back() {
+    let env = TestEnv::new();
+    let kv = env.kv().await;
+    let timing =
+        cityhub_platform::ids::LeaseTiming { ttl: Duration::from_millis(6000), window: Duration::from_millis(1500) };
+    let key = kv.keys.id_node_lease(12);
+    let taking = {
+        let kv = kv.clone();
+        tokio::spawn(async move { NodeLease::acquire(&kv, Some(12), timing).await })
+    };
+    // The taker found no key and waits its window; the earlier holder, whose
+    // key Redis lost, takes the node back meanwhile.
+    let started = Instant::now();
+    loop {
+        let held: Option<String> = kv.conn().get(&key).await.unwrap();
+        if held.is_some() {
+            break;
+        }
+        assert!(started.elapsed() < Duration::from_secs(20), "the taker never wrote its token");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let _: () = kv.conn().set(&key, "earlier-holder").await.unwrap();
+    let taken = taking.await.unwrap();
+    assert!(matches!(taken, Err(LeaseError::Taken(12))), "the taker issued as a node taken back from it");
+}

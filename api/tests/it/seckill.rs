@@ -326,3 +326,42 @@ async fn random_voucher_ids_do_not_reach_mysql() {
     assert_eq!(status, 202, "{body}");
     app.shutdown().await;
 }
+
+/// A reservation is answered 202 only while the Redis copy it was made in
+/// is still current: its message may be stored long after (a slow broker, a
+/// full batch), and by then Redis may have been replaced and the sale
+/// rebuilt from MySQL, which waits only `CONFIRMED_WITHIN` for such answers.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_reservation_whose_redis_copy_was_replaced_before_its_message_was_stored_is_not_answered_202() {
+    // Every message waits 2.5 s in its batch: longer than the confirmation
+    // window, so each answer must confirm its copy again.
+    let app = TestApp::spawn_with(Options { worker: false }, |s| {
+        s.mq.batch_linger_ms = Duration::from_millis(2500);
+        s.mq.publish_wait_max_ms = Duration::from_millis(5000);
+    })
+    .await;
+    let voucher = app.on_sale(10).await;
+    let users = app.users(2).await;
+
+    // The copy stays: the slow answer is still a 202.
+    let (status, body) = app.seckill(&users[0].1, voucher).await;
+    assert_eq!(status, 202, "{body}");
+
+    // The copy is replaced (as a restart's first caller adopts a fresh
+    // generation) after the reservation and before its message is stored.
+    let buyers = CityKeys::seckill_buyers(&app.kv.keys, voucher);
+    let mark = app.kv.generation.mark_for(&CityKeys::seckill_voucher(&app.kv.keys, voucher));
+    let user = users[1].0.to_string();
+    let replace = async {
+        let reserved = eventually(Duration::from_secs(20), || async {
+            let entry: Option<String> = redis::AsyncCommands::hget(&mut app.kv.conn(), &buyers, &user).await.unwrap();
+            entry.is_some()
+        })
+        .await;
+        assert!(reserved, "the second shopper's unit was never reserved");
+        let _: () = redis::AsyncCommands::hset(&mut app.kv.conn(), &mark, "gen", "replaced").await.unwrap();
+    };
+    let ((status, body), ()) = tokio::join!(app.seckill(&users[1].1, voucher), replace);
+    assert_eq!((status, body["code"].as_str()), (503, Some("sale_paused")), "{body}");
+    app.shutdown().await;
+}

@@ -230,7 +230,9 @@ pub async fn run(base: &Settings, args: &Args) -> anyhow::Result<()> {
     }
     mq.shutdown().await;
     let peak = rss_mb(api_pid, "VmHWM").unwrap_or(0.0);
-    limited.process.stop().await?;
+    if let Some(process) = limited.process {
+        process.stop().await?;
+    }
     platform.stop().await?;
     sqlx::query(&format!("DROP DATABASE IF EXISTS `cityhub_bench_{id}`")).execute(&db).await?;
 

@@ -67,8 +67,10 @@ pub struct ClusterParts {
     nodes: Vec<Option<Process>>,
     pub broker_b_port: u16,
     broker_b: Option<Process>,
-    /// Chosen when the balancer starts (0 until then).
+    /// Chosen when the balancer starts (0 until then), with the port of
+    /// its statistics page.
     pub balancer_port: u16,
+    stats_port: u16,
     balancer: Option<Process>,
 }
 
@@ -88,6 +90,7 @@ impl ClusterParts {
             broker_b_port: super::lab::broker_port(),
             broker_b: None,
             balancer_port: 0,
+            stats_port: 0,
             balancer: None,
         };
         for node in 0..NODES {
@@ -235,6 +238,14 @@ impl ClusterParts {
         Ok(())
     }
 
+    /// Stops the second broker (SIGTERM), as a deploy does.
+    pub async fn stop_broker_b(&mut self) -> anyhow::Result<()> {
+        match self.broker_b.take() {
+            Some(p) => p.stop().await,
+            None => Ok(()),
+        }
+    }
+
     /// `kill -9` of the second broker.
     pub async fn kill_broker_b(&mut self) -> anyhow::Result<()> {
         match self.broker_b.take() {
@@ -261,6 +272,7 @@ impl ClusterParts {
         let mut tries = 0;
         loop {
             self.balancer_port = free_port();
+            self.stats_port = free_port();
             match self.start_haproxy(&servers).await {
                 Ok(process) => {
                     self.balancer = Some(process);
@@ -280,8 +292,10 @@ impl ClusterParts {
             "global\n    maxconn 4096\ndefaults\n    mode http\n    timeout connect 2s\n    timeout client 30s\n\
              \x20   timeout server 30s\n    retries 3\n    option redispatch\n    retry-on conn-failure\n\
              frontend shoppers\n    bind 127.0.0.1:{port}\n    default_backend apis\n\
-             backend apis\n    balance roundrobin\n    option httpchk GET /serving\n{servers}",
+             backend apis\n    balance roundrobin\n    option httpchk GET /serving\n{servers}\
+             frontend stats\n    bind 127.0.0.1:{stats}\n    stats enable\n    stats uri /stats\n",
             port = self.balancer_port,
+            stats = self.stats_port,
         );
         let path = self.dir.join("haproxy.cfg");
         std::fs::write(&path, conf)?;
@@ -290,6 +304,22 @@ impl ClusterParts {
         start_listening("haproxy", c, self.balancer_port, &self.log("haproxy"))
             .await
             .context("start HAProxy (package haproxy)")
+    }
+
+    /// Waits until the balancer has API `index` (0 or 1) in its pool: its
+    /// `/serving` check passed since it started again.
+    pub async fn wait_in_pool(&self, index: usize, within: Duration) -> anyhow::Result<()> {
+        let url = format!("http://127.0.0.1:{}/stats;csv", self.stats_port);
+        let server = format!("api{index}");
+        let started = Instant::now();
+        loop {
+            let csv = reqwest::get(&url).await?.text().await?;
+            if server_status(&csv, "apis", &server).as_deref() == Some("UP") {
+                return Ok(());
+            }
+            anyhow::ensure!(started.elapsed() < within, "the balancer did not take {server} back within {within:?}");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
     }
 
     /// The balancer's base URL.
@@ -313,6 +343,17 @@ impl Drop for ClusterParts {
             let _ = p.child.start_kill();
         }
     }
+}
+
+/// A server's status (`UP`, `DOWN`, ...) in HAProxy's CSV statistics.
+fn server_status(csv: &str, backend: &str, server: &str) -> Option<String> {
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next()?.trim_start_matches("# ").split(',').collect();
+    let column = |name: &str| header.iter().position(|h| *h == name);
+    let (px, sv, status) = (column("pxname")?, column("svname")?, column("status")?);
+    lines.map(|l| l.split(',').collect::<Vec<_>>()).find_map(|f| {
+        (f.get(px) == Some(&backend) && f.get(sv) == Some(&server)).then(|| f.get(status).map(|s| (*s).to_owned()))?
+    })
 }
 
 /// Starts `command` and waits until it listens on `port`; fails if the port
@@ -392,6 +433,15 @@ impl View {
 #[cfg(test)]
 mod tests {
     use super::View;
+
+    #[test]
+    fn the_balancer_statistics_give_each_server_its_status() {
+        let csv =
+            "# pxname,svname,qcur,status,weight\nshoppers,FRONTEND,,OPEN,\napis,api0,0,UP,1\napis,api1,0,DOWN,1\n";
+        assert_eq!(super::server_status(csv, "apis", "api0").as_deref(), Some("UP"));
+        assert_eq!(super::server_status(csv, "apis", "api1").as_deref(), Some("DOWN"));
+        assert_eq!(super::server_status(csv, "apis", "api2"), None);
+    }
 
     #[test]
     fn a_cluster_view_names_masters_with_their_slots() {

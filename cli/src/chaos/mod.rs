@@ -19,11 +19,16 @@
 //! invariants, every follow event committed was applied exactly once in
 //! effect ([`Relayed`]) and the relay was still streaming at the end.
 //!
+//! The deploy scenarios (`cluster-rolling-`, see `deploy`) restart every
+//! part in turn the way an operator deploys; they pass only if, beside the
+//! invariants, no shopper saw a failed request during the deploy.
+//!
 //! The lab runs the reconciler every 2 s with a 5 s grace period (stranded
 //! reservations are re-published after it) and samples the consumer lag
 //! every second, so recovery is measured in seconds, not minutes.
 
 pub mod cluster;
+mod deploy;
 pub mod hostile;
 pub mod lab;
 pub mod report;
@@ -117,11 +122,17 @@ pub enum Scenario {
     /// On the cluster shape: one of the two workers is killed mid-drain (its
     /// queues move to the other) and restarted.
     ClusterWorkerKill,
+    /// On the cluster shape, mid-sale: each API in turn drained, stopped and
+    /// started again, then each worker, then each broker (see `deploy`).
+    ClusterRollingDeploy,
+    /// The rolling deploy with the APIs and workers started again from
+    /// another build (`--next-bin-dir`): two versions serve side by side.
+    ClusterRollingUpgrade,
 }
 
 impl Scenario {
     /// Every scenario, in the order a full run takes them.
-    pub const EVERY: [Scenario; 21] = [
+    pub const EVERY: [Scenario; 23] = [
         Scenario::WorkerKill,
         Scenario::BrokerKill,
         Scenario::NamesrvDown,
@@ -143,6 +154,8 @@ impl Scenario {
         Scenario::ClusterBrokerKill,
         Scenario::ClusterApiKill,
         Scenario::ClusterWorkerKill,
+        Scenario::ClusterRollingDeploy,
+        Scenario::ClusterRollingUpgrade,
     ];
 
     pub fn name(self) -> &'static str {
@@ -168,6 +181,8 @@ impl Scenario {
             Scenario::ClusterBrokerKill => "cluster: one of two brokers kill -9",
             Scenario::ClusterApiKill => "cluster: one of two APIs kill -9",
             Scenario::ClusterWorkerKill => "cluster: one of two workers kill -9",
+            Scenario::ClusterRollingDeploy => "cluster: rolling deploy",
+            Scenario::ClusterRollingUpgrade => "cluster: rolling deploy of another build",
         }
     }
 
@@ -180,7 +195,15 @@ impl Scenario {
                 | Scenario::ClusterBrokerKill
                 | Scenario::ClusterApiKill
                 | Scenario::ClusterWorkerKill
+                | Scenario::ClusterRollingDeploy
+                | Scenario::ClusterRollingUpgrade
         )
+    }
+
+    /// Whether the scenario is a deploy: shoppers must see no failed
+    /// request at all (only 202s and 409s), not merely lose nothing.
+    pub fn is_deploy(self) -> bool {
+        matches!(self, Scenario::ClusterRollingDeploy | Scenario::ClusterRollingUpgrade)
     }
 
     /// Whether the scenario runs the binlog outbox relay, with follow events
@@ -259,6 +282,11 @@ pub struct Plan {
     /// Keep each lab's folder (data and logs of every process) and print where.
     #[arg(long)]
     pub keep: bool,
+    /// The binaries a rolling upgrade deploys (`cityhub-api`,
+    /// `cityhub-order-worker` of another build, e.g. one made with another
+    /// `CITYHUB_COMMIT`); `cluster-rolling-upgrade` needs it.
+    #[arg(long)]
+    pub next_bin_dir: Option<PathBuf>,
 }
 
 impl Plan {
@@ -279,6 +307,8 @@ impl Plan {
             | Scenario::WorkerKillAfterLoss
             | Scenario::ClusterMasterKill
             | Scenario::RelayDatabaseRestart
+            | Scenario::ClusterRollingDeploy
+            | Scenario::ClusterRollingUpgrade
             | Scenario::All => 0,
         })
     }
@@ -524,7 +554,10 @@ impl Run<'_> {
             false => None,
         };
         let relay_clean = relay.as_ref().is_none_or(|r| r.relayed.clean() && !r.polling);
-        let pass = tally.clean() && settled && verdict == "consistent" && recover_s.is_some() && relay_clean;
+        // A deploy must not be seen: every answer during it is the sale's own.
+        let unseen = !scenario.is_deploy()
+            || faults.iter().all(|f| f.answers.keys().all(|label| label == "202" || label.starts_with("409")));
+        let pass = tally.clean() && settled && verdict == "consistent" && recover_s.is_some() && relay_clean && unseen;
         Ok(Row {
             scenario,
             requests: records.len(),
@@ -593,6 +626,8 @@ impl Run<'_> {
                 // within the outage, and so that orders still flow to the
                 // worker once the stock row is locked.
                 Scenario::DatabaseOutlastsTtl | Scenario::LockWaitDuringLoss => 1,
+                // The APIs restart while units are left.
+                Scenario::ClusterRollingDeploy | Scenario::ClusterRollingUpgrade => 1,
                 _ if faults.len() == 1 => stock / 3,
                 _ => (k + 1) * stock / (faults.len() + 2),
             };
@@ -717,6 +752,11 @@ impl Run<'_> {
                 parts.kill_broker_b().await?;
                 tokio::time::sleep(down).await;
                 parts.start_broker_b().await?;
+            }
+            Scenario::ClusterRollingDeploy => self.rolling_deploy(None).await?,
+            Scenario::ClusterRollingUpgrade => {
+                let next = self.plan.next_bin_dir.clone().context("a rolling upgrade needs --next-bin-dir")?;
+                self.rolling_deploy(Some(next)).await?;
             }
             Scenario::All => unreachable!("All is a sequence of single faults"),
         }

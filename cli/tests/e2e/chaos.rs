@@ -32,6 +32,7 @@ fn small() -> Plan {
         // reconciler that runs every 30 s.
         recover_timeout_secs: 180,
         keep: false,
+        next_bin_dir: None,
     }
 }
 
@@ -359,6 +360,14 @@ async fn chaos_cluster_one_worker_killed_the_other_drains() {
     let row = run(Scenario::ClusterWorkerKill).await;
     let f = &row.faults[0];
     assert!(f.to_s - f.from_s >= 2.0, "the worker stayed down: {f:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chaos_cluster_rolling_deploy_of_every_part_fails_no_shopper_request() {
+    // `run` fails the row on any answer but 202 or 409 during the deploy.
+    let row = run(Scenario::ClusterRollingDeploy).await;
+    assert!(during(&row, "202") > 0, "no order was accepted during the deploy: {:?}", row.faults);
+    assert_eq!(during(&row, "no answer") + during(&row, "not connected"), 0, "{:?}", row.faults);
 }
 
 /// A hostile scenario at small size: the sale runs 10 s beside the hostile

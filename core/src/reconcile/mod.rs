@@ -15,9 +15,11 @@
 //!   may be older than the sale; see `platform::kv::generation`). The API
 //!   answers `sale_paused`. The keys are rebuilt from MySQL (stock = initial
 //!   − live orders, buyers = live orders, confirmed) only once every order
-//!   message published before the pause was applied: this run first waits
-//!   out the publish window (a reservation made before the pause reaches the
-//!   broker within it, or its shopper is told 503), then marks the order
+//!   answered 202 before the pause was applied: this run first waits
+//!   [`CONFIRMED_WITHIN`](cityhub_platform::kv::generation::CONFIRMED_WITHIN) after it saw the pause (a reservation on the lost
+//!   copy is answered 202 only while that copy was confirmed current within
+//!   it, after its message was stored; see `cityhub_platform::kv::generation`),
+//!   then marks the order
 //!   topic's max offsets and waits until the order group's committed offsets
 //!   pass the mark on every queue, as the broker reports them
 //!   (`platform::mq::progress`; the worker never moves a message out of the
@@ -66,7 +68,7 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use cityhub_platform::mq::progress::Progress;
-use cityhub_platform::mq::publisher::{BatchConfig, BatchPublisher};
+use cityhub_platform::mq::publisher::BatchPublisher;
 use cityhub_platform::mq::{ClientRuntime, MqError};
 use serde::{Deserialize, Serialize};
 use sqlx::MySqlPool;
@@ -208,7 +210,6 @@ pub struct Reconciler {
     kv: Kv,
     orders: BatchPublisher,
     progress: Progress,
-    publish_window: Duration,
     grace: Duration,
     /// How long an order-id node's holder may go without a beat before
     /// what it reserved is judged orphaned (`ids.lease_ttl_ms`).
@@ -235,9 +236,6 @@ impl Reconciler {
         let mq = &settings.mq;
         let orders = Box::pin(BatchPublisher::start(client, mq, group, mq.order_topic.clone())).await?;
         let progress = Box::pin(Progress::start(client, mq, &mq.order_consumer_group, &mq.order_topic)).await?;
-        // A reservation's message reaches the broker within the publisher's
-        // window of its publish, or its shopper is told 503.
-        let publish_window = BatchConfig::from(mq).window();
         for result in ["sent", "paced", "deferred", "failed"] {
             metrics::counter!(crate::metrics::RECONCILER_REPUBLISHED, "result" => result).increment(0);
         }
@@ -250,7 +248,6 @@ impl Reconciler {
             kv,
             orders,
             progress,
-            publish_window,
             grace: settings.reconcile.grace_secs,
             lease_ttl: settings.ids.lease_ttl_ms,
             recent: settings.reconcile.recent_secs,

@@ -6,6 +6,7 @@
 
 use std::time::{Duration, Instant};
 
+use cityhub_platform::kv::generation::CONFIRMED_WITHIN;
 use cityhub_platform::mq::progress::Mark;
 
 use super::diff::{Diff, Finding, Repair};
@@ -18,7 +19,7 @@ use crate::seckill::OrderMessage;
 use crate::vouchers::buckets;
 
 /// A pause this reconciler saw: since when, and the order topic's max
-/// offsets once the publish window had passed.
+/// offsets once no answer of a reservation made before it could still come.
 pub(super) struct Pause {
     seen: Instant,
     mark: Option<Mark>,
@@ -37,8 +38,8 @@ struct Paced {
 
 /// Where the reconciler stands on a paused voucher.
 enum Wait {
-    /// Publishes of reservations made before the pause may still land.
-    PublishWindow(Duration),
+    /// Reservations made before the pause may still be answered 202.
+    Answers(Duration),
     /// Messages published before the pause not stored yet.
     Behind(i64),
     /// The brokers could not say.
@@ -193,8 +194,8 @@ impl Reconciler {
             (pause.seen, pause.mark.clone())
         };
         let waited = seen.elapsed();
-        if waited < self.publish_window {
-            return Some(Wait::PublishWindow(self.publish_window - waited));
+        if waited < CONFIRMED_WITHIN {
+            return Some(Wait::Answers(CONFIRMED_WITHIN - waited));
         }
         let mark = match mark {
             Some(mark) => mark,
@@ -234,7 +235,7 @@ impl Reconciler {
     ) -> Result<Difference, ReconcileError> {
         if let Some(wait) = self.in_flight(s.sale()).await {
             let why = match wait {
-                Wait::PublishWindow(left) => format!("publishes of earlier reservations may land for {left:?} more"),
+                Wait::Answers(left) => format!("earlier reservations may be answered for {left:?} more"),
                 Wait::Behind(n) => format!("{n} order messages published before the pause are not stored yet"),
                 Wait::Unknown(why) => format!("the order group's progress is unknown: {why}"),
             };

@@ -15,7 +15,12 @@
 //!    reached the broker after all), the order stands and the shopper is told
 //!    so. A missing entry (Redis lost it) is never answered 202.
 //!
-//! A 202 is answered only after the broker stored the message. If the reserve
+//! A 202 is answered only after the broker stored the message, and only
+//! while the Redis copy the unit was reserved in is still current (confirmed
+//! within `CONFIRMED_WITHIN`); a reservation whose copy was replaced before
+//! its message was stored is settled once the sale is rebuilt: 202 if the
+//! rebuild counted its order, else revoked and 503 (see
+//! `Seckill::answer_stored`). If the reserve
 //! call itself fails, the script may have run with only its reply lost, so
 //! that exact order id is revoked (the revocation matches nothing else). A
 //! revocation that cannot reach Redis is retried in the background.
@@ -48,6 +53,7 @@ use std::time::Duration;
 
 use cityhub_platform::cache::CacheError;
 use cityhub_platform::ids::{IdError, OrderIds};
+use cityhub_platform::kv::generation::CONFIRMED_WITHIN;
 use cityhub_platform::mq::publisher::{BatchPublisher, PublishError};
 use cityhub_platform::ratelimit::{Limit, Rules, Subject};
 use redis::AsyncCommands;
@@ -215,7 +221,7 @@ impl Seckill {
             tracing::warn!(%order_id, error = %err, "cannot mark order as queued");
         }
         let Err(err) = published else {
-            return Ok(Accepted { order_id });
+            return self.answer_stored(sale, user_id, &walked.generation, order_id).await;
         };
         match self.revoke(sale, user_id, order_id).await {
             Some(Revoke::Confirmed) => {
@@ -229,6 +235,58 @@ impl Seckill {
                 let _: Result<(), _> = self.kv.conn().del(&pending_key).await;
                 Err(SeckillError::QueueUnavailable(err))
             }
+        }
+    }
+
+    /// The answer to a reservation whose message the broker stored: 202
+    /// while the Redis copy it was reserved in is still current, as
+    /// confirmed within [`CONFIRMED_WITHIN`]. A copy lost meanwhile (Redis
+    /// restarted, failed over) is rebuilt from MySQL once every order
+    /// answered 202 is stored, and the reconciler tells that moment by
+    /// this bound, not by how long a send may take (see
+    /// `cityhub_platform::kv::generation`); such a reservation is settled
+    /// after the rebuild instead ([`Seckill::settle`]).
+    async fn answer_stored(
+        self: &Arc<Self>,
+        sale: Sale,
+        user_id: UserId,
+        generation: &str,
+        order_id: OrderId,
+    ) -> Result<Accepted, SeckillError> {
+        let key = self.kv.keys.seckill_voucher(sale);
+        match self.kv.generation.confirmed_within(&key, generation, CONFIRMED_WITHIN).await {
+            Ok(true) => Ok(Accepted { order_id }),
+            Ok(false) => {
+                tracing::info!(%order_id, "order stored after the Redis copy it was reserved in was replaced");
+                self.settle(sale, user_id, order_id).await
+            }
+            Err(err) => {
+                tracing::info!(%order_id, error = %err, "order stored, but its Redis copy cannot be confirmed");
+                self.settle(sale, user_id, order_id).await
+            }
+        }
+    }
+
+    /// A stored reservation whose Redis copy was replaced, or could not be
+    /// confirmed: once the sale's state is current again (rebuilt from
+    /// MySQL, counting every order stored by then; at most [`SETTLE_WITHIN`]),
+    /// the reservation is revoked there. If the rebuild or the worker had
+    /// confirmed it, the order stands and is answered 202; otherwise the
+    /// revocation makes a late copy parked, and the shopper is told the sale
+    /// paused.
+    async fn settle(
+        self: &Arc<Self>,
+        sale: Sale,
+        user_id: UserId,
+        order_id: OrderId,
+    ) -> Result<Accepted, SeckillError> {
+        let deadline = tokio::time::Instant::now() + SETTLE_WITHIN;
+        while tokio::time::Instant::now() < deadline && !scripts::is_current(&self.kv, sale).await.unwrap_or(false) {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        match self.revoke(sale, user_id, order_id).await {
+            Some(Revoke::Confirmed) => Ok(Accepted { order_id }),
+            _ => Err(SeckillError::Refused(Outcome::SalePaused)),
         }
     }
 
@@ -301,6 +359,11 @@ impl Seckill {
         None
     }
 }
+
+/// The longest a stored reservation whose Redis copy was replaced waits
+/// for its sale to be rebuilt before it is settled (well inside the
+/// request's timeout; a rebuild comes about a second after the loss).
+const SETTLE_WITHIN: Duration = Duration::from_secs(5);
 
 /// Background revocation attempts, one a second, before giving up (see the open window above).
 const REVOKE_RETRIES: u32 = 30;

@@ -17,7 +17,7 @@
 //! Every function acts on one bucket of a voucher ([`Sale`]; a voucher id
 //! alone is its bucket 0).
 
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
 use cityhub_platform::kv::generation::fenced;
@@ -142,7 +142,7 @@ pub async fn reserve(
     order_id: OrderId,
     windows: &[Window],
 ) -> redis::RedisResult<(Outcome, Duration)> {
-    match reserve_in_walk(kv, sale.into(), user_id, order_id, windows, false).await? {
+    match reserve_in_walk(kv, sale.into(), user_id, order_id, windows, false).await?.0 {
         Step::Decided(outcome, wait) => Ok((outcome, wait)),
         Step::WalkOn { .. } => Err(unexpected("seckill.lua", WALK_ON)),
     }
@@ -164,6 +164,7 @@ pub enum Step {
 
 /// [`reserve`] in one bucket of a walk: with `walk_on`, an empty bucket
 /// marks the buyer passed and answers [`Step::WalkOn`] instead of sold out.
+/// Answers also the Redis generation the bucket's call ran under.
 pub async fn reserve_in_walk(
     kv: &Kv,
     sale: Sale,
@@ -171,21 +172,30 @@ pub async fn reserve_in_walk(
     order_id: OrderId,
     windows: &[Window],
     walk_on: bool,
-) -> redis::RedisResult<Step> {
+) -> redis::RedisResult<(Step, Arc<str>)> {
     let mut keys = vec![kv.keys.seckill_voucher(sale), kv.keys.seckill_buyers(sale)];
     let mut args = vec![user_id.to_string(), order_id.to_string(), u8::from(walk_on).to_string()];
     for (key, window_ms, max) in windows {
         keys.push(key.clone());
         args.extend([window_ms.to_string(), max.to_string()]);
     }
-    let reply = kv.eval_fenced::<Vec<i64>>(&RESERVE, &keys, &args).await?;
+    let (reply, generation) = kv.eval_fenced_under::<Vec<i64>>(&RESERVE, &keys, &args).await?;
     let code = first("seckill.lua", &reply)?;
     let detail = reply.get(1).copied().unwrap_or_default();
     if code == WALK_ON {
-        return Ok(Step::WalkOn { holds_stock: detail > 0 });
+        return Ok((Step::WalkOn { holds_stock: detail > 0 }, generation));
     }
     let outcome = Outcome::from_script(code).ok_or_else(|| unexpected("seckill.lua", code))?;
-    Ok(Step::Decided(outcome, Duration::from_millis(detail.max(0) as u64)))
+    Ok((Step::Decided(outcome, Duration::from_millis(detail.max(0) as u64)), generation))
+}
+
+/// Whether `sale`'s state was written under Redis's current generation
+/// (not paused: see `lua/generation.lua`'s `current`).
+pub async fn is_current(kv: &Kv, sale: Sale) -> redis::RedisResult<bool> {
+    let key = kv.keys.seckill_voucher(sale);
+    let generation = kv.generation.current(&key).await?;
+    let written: Option<String> = redis::cmd("HGET").arg(&key).arg("gen").query_async(&mut kv.conn()).await?;
+    Ok(written.as_deref() == Some(&*generation))
 }
 
 /// What `seckill_revoke.lua` found.

@@ -5,6 +5,7 @@
 //! check inside one bucket's script; only the walk's last bucket answers
 //! "sold out".
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use super::scripts::{self, Step, Window};
@@ -14,7 +15,7 @@ use crate::kv::Kv;
 use crate::vouchers::buckets::walk;
 
 /// Where a walk ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Walked {
     /// The bucket that decided.
     pub sale: Sale,
@@ -24,6 +25,8 @@ pub struct Walked {
     /// A bucket the buyer had passed holds units again: a "sold out" is
     /// this buyer's, not the voucher's.
     pub passed_stock: bool,
+    /// The Redis generation the deciding call ran under.
+    pub generation: Arc<str>,
 }
 
 /// Walks voucher `voucher_id`'s `n` buckets for `user_id` from their first
@@ -47,7 +50,8 @@ pub async fn reserve(
         let sale = Sale { voucher_id, bucket };
         let windows = if step == 0 { windows } else { &[] };
         let answer = scripts::reserve_in_walk(kv, sale, user_id, order_id, windows, step < last).await;
-        let (outcome, retry_after) = match answer.map_err(|err| (sale, err))? {
+        let (step_answer, generation) = answer.map_err(|err| (sale, err))?;
+        let (outcome, retry_after) = match step_answer {
             Step::Decided(outcome, wait) => (outcome, wait),
             Step::WalkOn { holds_stock } => {
                 passed_stock |= holds_stock;
@@ -57,7 +61,7 @@ pub async fn reserve(
                 (Outcome::SoldOut, Duration::ZERO)
             }
         };
-        return Ok(Walked { sale, outcome, retry_after, passed_stock });
+        return Ok(Walked { sale, outcome, retry_after, passed_stock, generation });
     }
     unreachable!("a walk visits at least one bucket")
 }

@@ -23,6 +23,17 @@
 //! Tokens are random, never counted: a copy from any past moment carries a
 //! token different from a freshly adopted one, whatever the clocks did.
 //!
+//! **Answers fenced in time.** Every fenced call that ran (its script found
+//! the caller's generation in the mark) and every verification confirms the
+//! generation as of when it was sent. A process tells a client that a write
+//! on a copy took effect (a seckill's 202) only while that copy's generation
+//! was confirmed within [`CONFIRMED_WITHIN`] ([`Generation::confirmed_within`],
+//! which asks the server when its last confirmation is older). Every
+//! confirmation of a copy comes before the copy is replaced, so nothing done
+//! on a lost copy is answered later than [`CONFIRMED_WITHIN`] after anyone
+//! first saw it replaced: the reconciler waits that long, not for every send
+//! that may still be in flight, before it rebuilds a sale from MySQL.
+//!
 //! A script's keys must share a hash slot (on a cluster, where every master
 //! is such a server; and on one server too, see `conn::one_slot`), so there
 //! is one mark per slot in use (`<prefix>redis:generation:{<tag>}`, the tag
@@ -35,7 +46,7 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock, Mutex, RwLock, Weak};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use redis::cluster_routing::{MultipleNodeRoutingInfo, RoutingInfo};
 use redis::Script;
@@ -45,6 +56,13 @@ use super::conn::{slot, tag_of_slot, Conn};
 /// How often a process re-verifies even when nothing went wrong (a failover
 /// that kept the connection and the script cache is seen within this).
 pub const VERIFY_EVERY: Duration = Duration::from_secs(1);
+
+/// A write on a copy is answered only while the copy's generation was
+/// confirmed within this (see the module doc).
+pub const CONFIRMED_WITHIN: Duration = Duration::from_millis(500);
+
+/// Where confirmation times count from (µs after it).
+static BASE: LazyLock<Instant> = LazyLock::new(Instant::now);
 
 static ADOPT: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("../../../lua/generation_adopt.lua")));
 
@@ -64,10 +82,38 @@ pub struct Generation {
     mark: String,
     /// Bumped by every suspicion; a verification that saw it move starts over.
     suspicions: AtomicU64,
-    current: RwLock<HashMap<String, Arc<str>>>,
+    current: RwLock<HashMap<String, Arc<Verified>>>,
     verifying: tokio::sync::Mutex<()>,
     /// Every master's identity, as the watch last read them.
     masters: Mutex<Vec<Identity>>,
+}
+
+/// A generation this process verified for a mark, and when a call last
+/// found it current there.
+#[derive(Debug)]
+pub struct Verified {
+    pub generation: Arc<str>,
+    /// The send time of the latest such call, µs after [`BASE`].
+    confirmed_us: AtomicU64,
+}
+
+impl Verified {
+    fn new(generation: Arc<str>, sent: Instant) -> Arc<Self> {
+        Arc::new(Self { generation, confirmed_us: AtomicU64::new(micros(sent)) })
+    }
+
+    /// A call sent at `sent` found this generation current.
+    pub fn confirm(&self, sent: Instant) {
+        self.confirmed_us.fetch_max(micros(sent), Ordering::SeqCst);
+    }
+
+    fn confirmed_since(&self, at: Instant) -> bool {
+        self.confirmed_us.load(Ordering::SeqCst) >= micros(at)
+    }
+}
+
+fn micros(at: Instant) -> u64 {
+    at.saturating_duration_since(*BASE).as_micros() as u64
 }
 
 /// The server's identity as `INFO` reports it.
@@ -118,11 +164,36 @@ impl Generation {
     /// The generation to act under on `key`'s copy: the verified one, or a
     /// fresh verification.
     pub async fn current(&self, key: &str) -> redis::RedisResult<Arc<str>> {
+        Ok(Arc::clone(&self.verified(key).await?.generation))
+    }
+
+    /// [`current`](Self::current), with its confirmations: a fenced call
+    /// that ran under it confirms it ([`Verified::confirm`]).
+    pub async fn verified(&self, key: &str) -> redis::RedisResult<Arc<Verified>> {
         let mark = self.mark_for(key);
-        if let Some(generation) = self.current.read().expect("generation lock").get(&mark).cloned() {
-            return Ok(generation);
+        if let Some(verified) = self.current.read().expect("generation lock").get(&mark).cloned() {
+            return Ok(verified);
         }
-        self.verify(&mark).await
+        self.verify(&mark, Instant::now()).await
+    }
+
+    /// Whether `generation` is `key`'s copy's, confirmed within `within`:
+    /// a write made under it may be answered now (see the module doc). A
+    /// confirmation older than `within` is renewed by asking the server,
+    /// once for all callers waiting on it.
+    pub async fn confirmed_within(&self, key: &str, generation: &str, within: Duration) -> redis::RedisResult<bool> {
+        let mark = self.mark_for(key);
+        let asked = Instant::now();
+        if let Some(verified) = self.current.read().expect("generation lock").get(&mark) {
+            if &*verified.generation != generation {
+                return Ok(false);
+            }
+            if verified.confirmed_since(asked.checked_sub(within).unwrap_or(*BASE)) {
+                return Ok(true);
+            }
+        }
+        let verified = self.verify(&mark, asked).await?;
+        Ok(&*verified.generation == generation)
     }
 
     /// Something suggests a server may not be the verified one (a
@@ -141,20 +212,35 @@ impl Generation {
     }
 
     /// Reads the identity of the server holding `mark` and the mark; adopts
-    /// a fresh generation if they differ. Answers the generation now current.
-    async fn verify(&self, mark: &str) -> redis::RedisResult<Arc<str>> {
+    /// a fresh generation if they differ. Answers the generation now current,
+    /// confirmed by a read sent after `since` (one that another caller made
+    /// while this one waited its turn will do).
+    async fn verify(&self, mark: &str, since: Instant) -> redis::RedisResult<Arc<Verified>> {
         let _one = self.verifying.lock().await;
+        if let Some(verified) = self.current.read().expect("generation lock").get(mark) {
+            if verified.confirmed_since(since) {
+                return Ok(Arc::clone(verified));
+            }
+        }
         loop {
             let seen = self.suspicions.load(Ordering::SeqCst);
+            let sent = Instant::now();
             let (identity, generation) = self.check(mark).await?;
             if self.suspicions.load(Ordering::SeqCst) == seen {
-                let generation: Arc<str> = Arc::from(generation);
                 let mut current = self.current.write().expect("generation lock");
-                let before = current.insert(mark.to_owned(), Arc::clone(&generation));
-                if before.as_deref() != Some(&*generation) {
-                    tracing::info!(run_id = %identity.run_id, replid = %identity.replid, %mark, %generation, "Redis generation verified");
-                }
-                return Ok(generation);
+                let verified = match current.get(mark) {
+                    Some(known) if *known.generation == *generation => {
+                        known.confirm(sent);
+                        Arc::clone(known)
+                    }
+                    _ => {
+                        tracing::info!(run_id = %identity.run_id, replid = %identity.replid, %mark, %generation, "Redis generation verified");
+                        let verified = Verified::new(Arc::from(generation), sent);
+                        current.insert(mark.to_owned(), Arc::clone(&verified));
+                        verified
+                    }
+                };
+                return Ok(verified);
             }
         }
     }
@@ -227,7 +313,7 @@ impl Generation {
     }
 
     /// One watch step: is every master the process it was?
-    async fn still_current(&self) -> redis::RedisResult<bool> {
+    async fn masters_unchanged(&self) -> redis::RedisResult<bool> {
         let now = self.masters().await?;
         let mut seen = self.masters.lock().expect("masters lock");
         let same = *seen == now;
@@ -244,7 +330,7 @@ async fn watch(generation: Weak<Generation>) {
     loop {
         ticks.tick().await;
         let Some(generation) = generation.upgrade() else { return };
-        match generation.still_current().await {
+        match generation.masters_unchanged().await {
             Ok(true) => {}
             Ok(false) => generation.suspect(),
             Err(err) => {

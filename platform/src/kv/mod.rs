@@ -100,20 +100,38 @@ impl Kv {
         keys: &[String],
         args: &[String],
     ) -> redis::RedisResult<T> {
+        Ok(self.eval_fenced_under(script, keys, args).await?.0)
+    }
+
+    /// [`eval_fenced`](Self::eval_fenced), answering also the generation
+    /// the script ran under (for [`Generation::confirmed_within`] before a
+    /// client is told that what it did took effect).
+    pub async fn eval_fenced_under<T: redis::FromRedisValue>(
+        &self,
+        script: &Script,
+        keys: &[String],
+        args: &[String],
+    ) -> redis::RedisResult<(T, Arc<str>)> {
         let mut conn = self.conn();
         let first = keys.first().map(String::as_str).unwrap_or_default();
         for attempt in 0..3 {
             let last = attempt == 2;
-            let generation = self.generation.current(first).await?;
+            let verified = self.generation.verified(first).await?;
             let mut cmd = redis::cmd("EVALSHA");
             cmd.arg(script.get_hash()).arg(keys.len() + 1).arg(self.generation.mark_for(first)).arg(keys);
-            cmd.arg(&*generation).arg(args);
+            cmd.arg(&*verified.generation).arg(args);
+            let sent = std::time::Instant::now();
             match cmd.query_async::<redis::Value>(&mut conn).await {
                 Ok(reply) if is_stale_caller(&reply) && !last => self.generation.suspect(),
-                Ok(reply) => return Ok(redis::from_redis_value(reply)?),
+                Ok(reply) => {
+                    if !is_stale_caller(&reply) {
+                        verified.confirm(sent);
+                    }
+                    return Ok((redis::from_redis_value(reply)?, Arc::clone(&verified.generation)));
+                }
                 Err(err) if err.kind() == redis::ErrorKind::Server(redis::ServerErrorKind::NoScript) && !last => {
                     self.generation.suspect();
-                    self.generation.current(first).await?;
+                    self.generation.verified(first).await?;
                     script.prepare_invoke().load_async(&mut conn).await?;
                 }
                 Err(err) => {
