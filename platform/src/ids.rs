@@ -311,7 +311,6 @@ pub enum LeaseError {
 impl Leaser {
     async fn acquire(&self) -> Result<Held, LeaseError> {
         let mut conn = self.kv.conn();
-        let ttl = self.timing.ttl.as_millis().to_string();
         for attempt in 0..=MAX_NODE {
             let node = match self.fixed {
                 Some(node) if attempt == 0 => node,
@@ -322,9 +321,7 @@ impl Leaser {
                 }
             };
             let key = self.kv.keys.id_node_lease(node);
-            let taken: Vec<i64> =
-                self.kv.eval_fenced(&TAKE, std::slice::from_ref(&key), &[self.owner.clone(), ttl.clone()]).await?;
-            match taken.first() {
+            match self.take(&key).await? {
                 Some(1) => return Ok(Held { node, key }),
                 Some(2) => {
                     tracing::info!(
@@ -358,13 +355,18 @@ impl Leaser {
         Ok(())
     }
 
+    /// `lua/id_lease_take.lua` on lease key `key`: its answer code.
+    async fn take(&self, key: &str) -> redis::RedisResult<Option<i64>> {
+        let args = [self.owner.clone(), self.timing.ttl.as_millis().to_string()];
+        let taken: Vec<i64> = self.kv.eval_fenced(&TAKE, &[key.to_owned()], &args).await?;
+        Ok(taken.first().copied())
+    }
+
     /// Takes `held`'s node back after its key vanished; false when another
     /// process holds it (or Redis cannot say).
     async fn take_back(&self, held: &Held) -> bool {
-        let ttl = self.timing.ttl.as_millis().to_string();
-        let args = [self.owner.clone(), ttl];
-        match self.kv.eval_fenced::<Vec<i64>>(&TAKE, std::slice::from_ref(&held.key), &args).await {
-            Ok(taken) => matches!(taken.first(), Some(1 | 2)),
+        match self.take(&held.key).await {
+            Ok(taken) => matches!(taken, Some(1 | 2)),
             Err(err) => {
                 tracing::warn!(error = %err, "cannot take the order-id node lease back");
                 false
