@@ -97,7 +97,9 @@ impl PrivateRedis {
 
 /// Commands a Redis server ran for its clients, read from `MONITOR`:
 /// commands a script runs are left out (a script is one command), and so
-/// are the node lease a process renews in the background and its beat.
+/// is what a process does in the background whatever its clients send: the
+/// node lease it renews, its beat, and the Redis generation watch reading
+/// every master's identity (`INFO server replication`, once a second).
 pub struct Monitor {
     stream: std::net::TcpStream,
     lines: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
@@ -125,6 +127,7 @@ impl Monitor {
             .iter()
             .filter(|l| !l.contains(" lua] ") && !l.contains("\"ECHO\" \"cityhub-mark-"))
             .filter(|l| !l.contains("ids:node:") && !l.contains("ids:beats"))
+            .filter(|l| !l.ends_with("\"INFO\" \"server\" \"replication\""))
             .filter(|l| l.starts_with('+') && l.as_str() != "+OK")
             .cloned()
             .collect();
