@@ -128,13 +128,22 @@ impl OrderIds {
     }
 
     /// The next id; strictly greater than every id this generator issued.
+    /// Both clocks are read under the lock: a reading taken before it
+    /// (and held while the thread waited or was preempted) could be older
+    /// than an id another caller issued meanwhile, which would look like a
+    /// clock that went back, and older than the lease's end.
     pub fn next_id(&self) -> Result<u64, IdError> {
-        self.next_id_at(crate::now_ms(), Instant::now())
+        let mut s = self.lock();
+        self.issue(&mut s, crate::now_ms(), Instant::now())
     }
 
+    #[cfg(test)]
     fn next_id_at(&self, wall_ms: u64, now: Instant) -> Result<u64, IdError> {
+        self.issue(&mut self.lock(), wall_ms, now)
+    }
+
+    fn issue(&self, s: &mut State, wall_ms: u64, now: Instant) -> Result<u64, IdError> {
         let now_ms = wall_ms.saturating_sub(EPOCH_MS);
-        let mut s = self.lock();
         if !self.unleased && s.valid_until.is_none_or(|until| now >= until) {
             return Err(IdError::NoLease);
         }
@@ -468,6 +477,25 @@ mod tests {
         ids.grant(5, t0 + Duration::from_secs(10));
         ids.revoke();
         assert_eq!(ids.next_id_at(wall + 1, t0), Err(IdError::NoLease), "a revoked lease stops issuing at once");
+    }
+
+    #[test]
+    fn a_caller_that_waited_for_the_lock_while_others_issued_is_not_refused() {
+        let ids = Arc::new(OrderIds::unleased(4));
+        let first = ids.next_id().unwrap();
+        let mut held = ids.lock();
+        let waiter = std::thread::spawn({
+            let ids = Arc::clone(&ids);
+            move || ids.next_id()
+        });
+        // While the waiter waits, another caller issues 20 ms later than
+        // the waiter could have read the clock.
+        std::thread::sleep(Duration::from_millis(20));
+        let later = crate::now_ms().saturating_sub(EPOCH_MS);
+        (held.last_ms, held.last_seq) = (later, 0);
+        drop(held);
+        let id = waiter.join().unwrap().expect("a caller that waited its turn gets an id");
+        assert!(id > first && issued_at_ms(id) >= later + EPOCH_MS, "{id} after {first}");
     }
 
     #[test]

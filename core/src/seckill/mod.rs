@@ -85,7 +85,7 @@ pub enum SeckillError {
     Limited(Duration),
     #[error("the order queue is unavailable")]
     QueueUnavailable(#[source] PublishError),
-    #[error("order ids cannot be issued right now")]
+    #[error("order ids cannot be issued right now: {0}")]
     Ids(#[source] IdError),
     #[error(transparent)]
     Redis(#[from] redis::RedisError),
