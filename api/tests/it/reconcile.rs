@@ -10,7 +10,7 @@ use std::time::Duration;
 use cityhub_core::config::Secret;
 use cityhub_core::reconcile::Verdict;
 use cityhub_core::seckill::{scripts, Outcome};
-use cityhub_core::{UserId, VoucherId};
+use cityhub_core::{Sale, UserId, VoucherId};
 use cityhub_platform::ids::beats;
 use cityhub_testkit::{fakes, logs, PrivateRedis};
 use redis::AsyncCommands;
@@ -22,6 +22,15 @@ fn quick(s: &mut cityhub_core::config::Settings) {
     s.reconcile.grace_secs = Duration::from_secs(1);
     // Only the tests' own runs reconcile.
     s.reconcile.every_secs = Duration::from_secs(3600);
+}
+
+/// The sale's Redis state vanishes, as when Redis loses it.
+async fn lose_sale_keys(app: &TestApp, voucher: VoucherId) {
+    let keys = [
+        cityhub_core::kv::CityKeys::seckill_voucher(&app.kv.keys, voucher),
+        cityhub_core::kv::CityKeys::seckill_buyers(&app.kv.keys, voucher),
+    ];
+    let _: () = app.kv.conn().del(&keys).await.unwrap();
 }
 
 async fn reconcile(app: &TestApp, voucher: VoucherId) -> Value {
@@ -116,21 +125,50 @@ async fn a_killed_apis_reservation_is_republished_once_its_node_stops_beating_no
     app.shutdown().await;
 }
 
+/// A sale that began after the worker's reconciler last listed the due
+/// vouchers (its full passes are an hour apart here) is watched all the
+/// same: the loss of its Redis copy is rebuilt by the worker's own job
+/// within seconds, with no admin run.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sale_that_began_after_the_workers_last_full_pass_is_rebuilt_by_its_job_within_seconds_of_a_loss() {
+    let app = TestApp::spawn_with(Options { worker: true }, quick).await;
+    // A node silent for the lease TTL makes the job run a full pass at once,
+    // and forget the node after it.
+    let ttl = app.env.settings.ids.lease_ttl_ms;
+    beats::record(&app.kv, 77, cityhub_platform::now_ms() - ttl.as_millis() as u64 - 1).await.unwrap();
+    let passed = crate::app::eventually(Duration::from_secs(30), || async {
+        let score: Option<u64> = app.kv.conn().zscore(app.kv.keys.id_node_beats(), 77).await.unwrap();
+        score.is_none()
+    })
+    .await;
+    assert!(passed, "the worker's reconciler made no full pass");
+    let voucher = app.on_sale(5).await;
+    let users = app.users(2).await;
+    app.stored_orders(voucher, &users[..1]).await;
+    lose_sale_keys(&app, voucher).await;
+    let (status, err) = app.seckill(&users[1].1, voucher).await;
+    assert_eq!((status, err["code"].as_str()), (503, Some("sale_paused")), "{err}");
+
+    let lost = std::time::Instant::now();
+    let rebuilt = crate::app::eventually(Duration::from_secs(8), || async {
+        scripts::is_current(&app.kv, Sale::from(voucher)).await.unwrap_or(false)
+    })
+    .await;
+    assert!(rebuilt, "the worker did not rebuild the sale within {:?}", lost.elapsed());
+    let (status, body) = app.seckill(&users[1].1, voucher).await;
+    assert_eq!(status, 202, "{body}");
+    assert_eq!(app.wait_for_orders(voucher, 2, Duration::from_secs(30)).await, 2);
+    app.assert_stock_agrees(voucher).await;
+    app.shutdown().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_voucher_whose_keys_vanished_pauses_until_the_rebuild_then_sells_exactly_its_remaining_stock() {
     let app = TestApp::spawn_with(Options { worker: true }, quick).await;
     let voucher = app.on_sale(20).await;
     let users = app.users(45).await;
     let first = app.stored_orders(voucher, &users[..5]).await;
-    let _: () = app
-        .kv
-        .conn()
-        .del(&[
-            cityhub_core::kv::CityKeys::seckill_voucher(&app.kv.keys, voucher),
-            cityhub_core::kv::CityKeys::seckill_buyers(&app.kv.keys, voucher),
-        ])
-        .await
-        .unwrap();
+    lose_sale_keys(&app, voucher).await;
     let (status, err) = app.seckill(&users[5].1, voucher).await;
     assert_eq!((status, err["code"].as_str()), (503, Some("sale_paused")), "{err}");
     assert_eq!(app.seckill(&first[0].1, voucher).await.0, 503, "nothing is decided while paused");

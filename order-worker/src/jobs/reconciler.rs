@@ -1,9 +1,11 @@
 //! The reconciler job (tokio-cron-scheduler): every `reconcile.every_secs`,
 //! reconciles each voucher on sale or ended within `reconcile.recent_secs`
 //! (see `cityhub_core::reconcile` for what it checks and repairs), and every
-//! `PAUSE_CHECK` those of them that are paused, or all of them at once when an
-//! order-id node's holder stopped beating (an API is gone: what it reserved
-//! and never published is re-published now, not after the grace period).
+//! `PAUSE_CHECK` those of them that are paused (the list of due vouchers
+//! re-read every `LISTED_FOR`, so a sale that just began is watched too), or
+//! all of them at once when an order-id node's holder stopped beating (an
+//! API is gone: what it reserved and never published is re-published now,
+//! not after the grace period).
 //! It re-publishes orders through its own producer on the order topic.
 
 use std::sync::Arc;
@@ -49,13 +51,24 @@ impl ReconcileJob {
     }
 }
 
-/// When the last full pass ran, and the voucher buckets it found due.
-type FullPass = (Instant, Vec<Sale>);
+/// What the ticks remember: when the last full pass ran, and the voucher
+/// buckets due as last listed, and when.
+#[derive(Default)]
+struct Watch {
+    full_pass: Option<Instant>,
+    listed: Option<(Instant, Vec<Sale>)>,
+}
 
 /// How often paused vouchers are looked for between full passes: a sale
 /// paused by a Redis loss is rebuilt within this of being ready for it
 /// (half the time the rebuild waits for earlier answers).
 const PAUSE_CHECK: Duration = Duration::from_millis(250);
+
+/// How old the list of due vouchers the pause check reads may be (one
+/// indexed MySQL query a second): a sale that began, or was created, since
+/// the last full pass is watched for a pause within this, not only from the
+/// next full pass on, which may be `reconcile.every_secs` away.
+const LISTED_FOR: Duration = Duration::from_secs(1);
 
 /// Reconciles every due voucher every `reconcile.every_secs`, and in
 /// between, every `PAUSE_CHECK`, the due vouchers that are paused (one
@@ -77,9 +90,9 @@ impl Job for ReconcileJob {
 }
 
 async fn run(job: Arc<ReconcileJob>, stop: CancellationToken) -> anyhow::Result<()> {
-    let last: Arc<Mutex<Option<FullPass>>> = Arc::new(Mutex::new(None));
+    let watch: Arc<Mutex<Watch>> = Arc::default();
     jobs::every(PAUSE_CHECK, stop, move || {
-        let (job, last) = (Arc::clone(&job), Arc::clone(&last));
+        let (job, watch) = (Arc::clone(&job), Arc::clone(&watch));
         async move {
             let reconciler = &job.reconciler;
             let stopped = match beats::stopped(&job.kv, job.lease_ttl).await {
@@ -92,21 +105,28 @@ async fn run(job: Arc<ReconcileJob>, stop: CancellationToken) -> anyhow::Result<
             if !stopped.is_empty() {
                 tracing::info!(nodes = ?stopped, "order-id nodes stopped beating: reconciling every due voucher now");
             }
-            let known = last.lock().await.clone().filter(|(at, _)| at.elapsed() < job.every && stopped.is_empty());
-            let due = match known {
-                Some((_, due)) => match reconciler.paused(&due).await {
-                    Ok(paused) => paused,
-                    Err(err) => return tracing::debug!(error = %err, "cannot look for paused vouchers"),
-                },
-                None => match reconciler.due().await {
-                    Ok(due) => {
-                        *last.lock().await = Some((Instant::now(), due.clone()));
-                        let mut vouchers: Vec<VoucherId> = due.iter().map(|sale| sale.voucher_id).collect();
-                        vouchers.dedup();
-                        vouchers
-                    }
+            let mut watch = watch.lock().await;
+            let full = !stopped.is_empty() || watch.full_pass.is_none_or(|at| at.elapsed() >= job.every);
+            let (listed_at, listed) = match watch.listed.take() {
+                Some((at, due)) if !full && at.elapsed() < LISTED_FOR => (at, due),
+                _ => match reconciler.due().await {
+                    Ok(due) => (Instant::now(), due),
                     Err(err) => return tracing::warn!(error = %err, "cannot list vouchers to reconcile"),
                 },
+            };
+            let due = if full {
+                watch.full_pass = Some(Instant::now());
+                let mut vouchers: Vec<VoucherId> = listed.iter().map(|sale| sale.voucher_id).collect();
+                vouchers.dedup();
+                Ok(vouchers)
+            } else {
+                reconciler.paused(&listed).await
+            };
+            watch.listed = Some((listed_at, listed));
+            drop(watch);
+            let due = match due {
+                Ok(due) => due,
+                Err(err) => return tracing::debug!(error = %err, "cannot look for paused vouchers"),
             };
             let mut all_ran = true;
             for voucher_id in due {
