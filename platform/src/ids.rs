@@ -85,6 +85,13 @@ struct State {
     last_seq: u64,
 }
 
+impl State {
+    /// Whether the lease allows issuing at `now`.
+    fn allows(&self, now: Instant) -> bool {
+        self.valid_until.is_some_and(|until| now < until)
+    }
+}
+
 /// Issues order ids as the node it currently holds.
 #[derive(Debug)]
 pub struct OrderIds {
@@ -119,7 +126,7 @@ impl OrderIds {
 
     /// Whether issuing is allowed at `now`.
     fn holds(&self, now: Instant) -> bool {
-        self.lock().valid_until.is_some_and(|until| now < until)
+        self.lock().allows(now)
     }
 
     /// Stops issuing at once.
@@ -144,7 +151,7 @@ impl OrderIds {
 
     fn issue(&self, s: &mut State, wall_ms: u64, now: Instant) -> Result<u64, IdError> {
         let now_ms = wall_ms.saturating_sub(EPOCH_MS);
-        if !self.unleased && s.valid_until.is_none_or(|until| now >= until) {
+        if !self.unleased && !s.allows(now) {
             return Err(IdError::NoLease);
         }
         let (ms, seq) = if now_ms > s.last_ms {

@@ -24,6 +24,22 @@ fn quick(s: &mut cityhub_core::config::Settings) {
     s.reconcile.every_secs = Duration::from_secs(3600);
 }
 
+/// `node`'s last beat is a lease TTL old: its holder has stopped.
+async fn stop_beating(app: &TestApp, node: u16) {
+    let ttl = app.env.settings.ids.lease_ttl_ms;
+    beats::record(&app.kv, node, cityhub_platform::now_ms() - ttl.as_millis() as u64 - 1).await.unwrap();
+}
+
+/// Whether the reconciler forgot stopped `node` within `within` (it does
+/// after a full pass that ran every due voucher).
+async fn forgotten(app: &TestApp, node: u16, within: Duration) -> bool {
+    crate::app::eventually(within, || async {
+        let score: Option<u64> = app.kv.conn().zscore(app.kv.keys.id_node_beats(), node).await.unwrap();
+        score.is_none()
+    })
+    .await
+}
+
 /// The sale's Redis state vanishes, as when Redis loses it.
 async fn lose_sale_keys(app: &TestApp, voucher: VoucherId) {
     let keys = [
@@ -101,7 +117,6 @@ async fn a_killed_apis_reservation_is_republished_once_its_node_stops_beating_no
         assert_eq!(scripts::reserve(&app.kv, voucher, *user, order, &[]).await.unwrap().0, Outcome::Accepted);
     }
     // Node 78's holder keeps beating; node 77's last beat is a TTL old.
-    let ttl = app.env.settings.ids.lease_ttl_ms;
     let kv = app.kv.clone();
     let beating = tokio::spawn(async move {
         loop {
@@ -109,18 +124,12 @@ async fn a_killed_apis_reservation_is_republished_once_its_node_stops_beating_no
             tokio::time::sleep(Duration::from_millis(200)).await;
         }
     });
-    let stopped_at = cityhub_platform::now_ms() - ttl.as_millis() as u64 - 1;
-    beats::record(&app.kv, 77, stopped_at).await.unwrap();
+    stop_beating(&app, 77).await;
 
     assert_eq!(app.wait_for_orders(voucher, 1, Duration::from_secs(30)).await, 1, "the orphan was not re-published");
     assert_eq!(app.order_status(gone).await.as_deref(), Some("unpaid"));
     assert_eq!(app.order_status(alive).await, None, "a reservation of a beating node was re-published");
-    let forgotten = crate::app::eventually(Duration::from_secs(10), || async {
-        let score: Option<u64> = app.kv.conn().zscore(app.kv.keys.id_node_beats(), 77).await.unwrap();
-        score.is_none()
-    })
-    .await;
-    assert!(forgotten, "the stopped node is still listed");
+    assert!(forgotten(&app, 77, Duration::from_secs(10)).await, "the stopped node is still listed");
     beating.abort();
     app.shutdown().await;
 }
@@ -134,14 +143,8 @@ async fn a_sale_that_began_after_the_workers_last_full_pass_is_rebuilt_by_its_jo
     let app = TestApp::spawn_with(Options { worker: true }, quick).await;
     // A node silent for the lease TTL makes the job run a full pass at once,
     // and forget the node after it.
-    let ttl = app.env.settings.ids.lease_ttl_ms;
-    beats::record(&app.kv, 77, cityhub_platform::now_ms() - ttl.as_millis() as u64 - 1).await.unwrap();
-    let passed = crate::app::eventually(Duration::from_secs(30), || async {
-        let score: Option<u64> = app.kv.conn().zscore(app.kv.keys.id_node_beats(), 77).await.unwrap();
-        score.is_none()
-    })
-    .await;
-    assert!(passed, "the worker's reconciler made no full pass");
+    stop_beating(&app, 77).await;
+    assert!(forgotten(&app, 77, Duration::from_secs(30)).await, "the worker's reconciler made no full pass");
     let voucher = app.on_sale(5).await;
     let users = app.users(2).await;
     app.stored_orders(voucher, &users[..1]).await;
