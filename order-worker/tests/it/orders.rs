@@ -36,6 +36,13 @@ fn parked_after_202() -> f64 {
     cityhub_testkit::metric(cityhub_core::metrics::PARKED_ACCEPTED_ORDERS, &[])
 }
 
+/// [`parked_after_202`] once a parked row was seen: the counter moves just
+/// after the row commits, so it is read once it moved (or after 10 s).
+async fn parked_after_202_counted() -> f64 {
+    eventually(Duration::from_secs(10), || async { parked_after_202() > 0.0 }).await;
+    parked_after_202()
+}
+
 /// Makes every insert into `orders` fail with a non-transient error
 /// (SQLSTATE 45000, MySQL error 1644).
 async fn break_order_inserts(h: &Harness) {
@@ -253,7 +260,7 @@ async fn a_message_failing_to_its_last_delivery_is_parked_counted_and_replayed_o
         ("gave_up", Some(won.order_id.get()), true)
     );
     assert!(rows[0].reason.contains("injected fault"), "{}", rows[0].reason);
-    assert_eq!(parked_after_202(), 1.0, "an accepted order parked is counted for alerting");
+    assert_eq!(parked_after_202_counted().await, 1.0, "an accepted order parked is counted for alerting");
 
     repair_order_inserts(&h).await;
     let producer = cityhub_platform::mq::start_producer(&mq_client(), &h.env.settings.mq, "replay").await.unwrap();
@@ -312,7 +319,7 @@ async fn two_orders_forced_onto_one_id_are_both_visible_one_stored_one_parked_as
     assert_eq!((rows[0].kind.as_str(), rows[0].order_id, rows[0].accepted), ("id_conflict", Some(id.get()), true));
     let parked_order: OrderMessage = serde_json::from_slice(&rows[0].body).unwrap();
     assert_eq!(HashSet::from([owner, parked_order.user_id]), HashSet::from([a, b]), "both orders are accounted for");
-    assert_eq!(parked_after_202(), 1.0);
+    assert_eq!(parked_after_202_counted().await, 1.0);
     assert_eq!(h.db_stock(voucher).await, 4, "the conflict took no stock");
     h.shutdown().await;
 }
